@@ -1,0 +1,131 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// Sentinel errors. Every error fsql returns wraps one of them with %w, so
+// callers can tell a bad query from a resource limit from a bug.
+var (
+	ErrPlan               = errors.New("plan error")
+	ErrNotImplemented     = errors.New("not implemented")
+	ErrExecution          = errors.New("execution error")
+	ErrInternal           = errors.New("internal error")
+	ErrResourcesExhausted = errors.New("resources exhausted")
+)
+
+// BatchSize is the number of rows operators aim for in one batch.
+const BatchSize = 8192
+
+// Node is one immutable operator of a physical plan. The same Node is opened
+// once per task; everything that changes while a task runs lives in the
+// Stream that Open returns, never in the Node, so tasks share plans freely.
+type Node interface {
+	// Schema is the schema of every batch the node's streams return.
+	Schema() *arrow.Schema
+	// Children are the node's inputs, in the order Open receives them.
+	Children() []Node
+	// String is the one-line description EXPLAIN prints for the node.
+	String() string
+	// Open starts the node for one task. inputs are the already opened
+	// streams of Children(), in order; the returned stream owns them and
+	// closes them when it is closed. Open does no work beyond setting up:
+	// the first batch is computed by the first Next.
+	Open(tc *TaskContext, inputs []Stream) (Stream, error)
+}
+
+// Stream produces the batches of one task of one node.
+//
+// Next returns the next batch, or (nil, io.EOF) after the last one. The
+// caller owns each returned batch and must Release it. Next is called from
+// one goroutine at a time. A stream checks ctx and returns ctx.Err() promptly
+// once it is cancelled. Close releases everything the stream holds (its
+// inputs included); it is idempotent and may be called before io.EOF, which
+// is how LIMIT stops its input early.
+type Stream interface {
+	Next(ctx context.Context) (arrow.RecordBatch, error)
+	Close()
+}
+
+// TaskContext is what one running task gives to the streams it opens.
+type TaskContext struct {
+	// Alloc allocates every Arrow buffer of the task. Tests pass a
+	// memory.CheckedAllocator to catch leaks.
+	Alloc memory.Allocator
+	// Memory is the query's budget for join, aggregate, sort and shuffle
+	// buffers. It is shared by all tasks of the query.
+	Memory *MemoryBudget
+	// Stage and Task identify the task; Parallelism is its stage's number
+	// of tasks. A scan uses them to pick its share of the splits.
+	Stage, Task, Parallelism int
+	// Stats collects per-operator counters for EXPLAIN ANALYZE; may be nil.
+	Stats *QueryStats
+}
+
+// MemoryBudget is a per-query limit on the memory operators hold in buffers
+// (hash tables, sort runs, shuffle partitions). Operators Reserve before
+// they hold bytes and Release when they let them go. Spilling comes later;
+// for now exceeding the limit fails the query.
+type MemoryBudget struct {
+	limit int64 // <= 0 means unlimited
+	used  atomic.Int64
+	peak  atomic.Int64
+}
+
+// NewMemoryBudget returns a budget of limit bytes; limit <= 0 is unlimited.
+func NewMemoryBudget(limit int64) *MemoryBudget { return &MemoryBudget{limit: limit} }
+
+// Reserve takes n bytes from the budget for the operator named by who, or
+// fails with ErrResourcesExhausted (taking nothing) when that would pass
+// the limit.
+func (m *MemoryBudget) Reserve(who string, n int64) error {
+	if m == nil || n <= 0 {
+		return nil
+	}
+	u := m.used.Add(n)
+	if m.limit > 0 && u > m.limit {
+		m.used.Add(-n)
+		return fmt.Errorf("%w: %s needs %d more bytes but the query already holds %d of its %d-byte memory budget; raise it with --set execution.memory.query-budget=<bytes>",
+			ErrResourcesExhausted, who, n, u-n, m.limit)
+	}
+	for {
+		p := m.peak.Load()
+		if u <= p || m.peak.CompareAndSwap(p, u) {
+			break
+		}
+	}
+	return nil
+}
+
+// Release gives n bytes back to the budget.
+func (m *MemoryBudget) Release(n int64) {
+	if m == nil || n <= 0 {
+		return
+	}
+	m.used.Add(-n)
+}
+
+// Used is the number of bytes currently reserved.
+func (m *MemoryBudget) Used() int64 {
+	if m == nil {
+		return 0
+	}
+	return m.used.Load()
+}
+
+// Peak is the highest number of bytes ever reserved at once.
+func (m *MemoryBudget) Peak() int64 {
+	if m == nil {
+		return 0
+	}
+	return m.peak.Load()
+}
+
+// Limit is the budget's size in bytes; <= 0 is unlimited.
+func (m *MemoryBudget) Limit() int64 { return m.limit }
