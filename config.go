@@ -1,0 +1,131 @@
+package fsql
+
+import (
+	"fmt"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Config is every knob of an engine. Where Apache Flink has a name for a
+// knob fsql reuses it, so users can carry their knowledge over. Set it from
+// text with Set (the CLI's --set key=value); the zero value is not valid,
+// start from DefaultConfig.
+type Config struct {
+	// Parallelism is the number of tasks of every stage
+	// (parallelism.default). Default: the number of CPUs.
+	Parallelism int
+	// MaxParallelism is the number of key groups of every hash exchange
+	// (pipeline.max-parallelism), 1..32768. Default 128.
+	MaxParallelism int
+	// Slots is the number of task slots of the in-process worker
+	// (taskmanager.numberOfTaskSlots). Default: GOMAXPROCS.
+	Slots int
+	// MemoryBudget is the per-query limit in bytes on join, aggregate, sort
+	// and shuffle buffers (execution.memory.query-budget). Default 8 GiB.
+	MemoryBudget int64
+	// BroadcastThreshold is the estimated size in bytes under which a join's
+	// build side is broadcast instead of shuffled
+	// (table.optimizer.join.broadcast-threshold). Default 10 MiB.
+	BroadcastThreshold int64
+	// DynamicFiltering turns dynamic partition pruning on
+	// (table.optimizer.dynamic-filtering.enabled). Default true.
+	DynamicFiltering bool
+}
+
+// DefaultConfig returns the defaults documented on each field.
+func DefaultConfig() Config {
+	return Config{
+		Parallelism:        runtime.NumCPU(),
+		MaxParallelism:     128,
+		Slots:              runtime.GOMAXPROCS(0),
+		MemoryBudget:       8 << 30,
+		BroadcastThreshold: 10 << 20,
+		DynamicFiltering:   true,
+	}
+}
+
+type configKey struct {
+	doc string
+	set func(c *Config, v string) error
+}
+
+var configKeys = map[string]configKey{
+	"parallelism.default": {"tasks per stage", func(c *Config, v string) error {
+		return setInt(&c.Parallelism, v, 1, 32768)
+	}},
+	"pipeline.max-parallelism": {"key groups per hash exchange", func(c *Config, v string) error {
+		return setInt(&c.MaxParallelism, v, 1, 32768)
+	}},
+	"taskmanager.numberOfTaskSlots": {"task slots of the in-process worker", func(c *Config, v string) error {
+		return setInt(&c.Slots, v, 1, 4096)
+	}},
+	"execution.memory.query-budget": {"bytes a query may hold in buffers", func(c *Config, v string) error {
+		return setBytes(&c.MemoryBudget, v)
+	}},
+	"table.optimizer.join.broadcast-threshold": {"build sides smaller than this are broadcast", func(c *Config, v string) error {
+		return setBytes(&c.BroadcastThreshold, v)
+	}},
+	"table.optimizer.dynamic-filtering.enabled": {"dynamic partition pruning", func(c *Config, v string) error {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("want true or false, got %q", v)
+		}
+		c.DynamicFiltering = b
+		return nil
+	}},
+}
+
+// ConfigKeys lists the keys Set accepts, sorted.
+func ConfigKeys() []string {
+	keys := make([]string, 0, len(configKeys))
+	for k := range configKeys {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// Set changes the knob named key (a Flink-style name such as
+// parallelism.default) to the value written as text.
+func (c *Config) Set(key, value string) error {
+	k, ok := configKeys[strings.TrimSpace(key)]
+	if !ok {
+		return fmt.Errorf("unknown config key %q; known keys: %s", key, strings.Join(ConfigKeys(), ", "))
+	}
+	if err := k.set(c, strings.TrimSpace(value)); err != nil {
+		return fmt.Errorf("config key %s: %w", key, err)
+	}
+	return nil
+}
+
+func setInt(dst *int, v string, lo, hi int) error {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		return fmt.Errorf("want an integer in %d..%d, got %q", lo, hi, v)
+	}
+	*dst = n
+	return nil
+}
+
+// setBytes accepts a plain byte count or one with a unit: 64mb, 8 gb, 512k.
+func setBytes(dst *int64, v string) error {
+	s := strings.ToLower(strings.ReplaceAll(v, " ", ""))
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		m      int64
+	}{{"kb", 1 << 10}, {"mb", 1 << 20}, {"gb", 1 << 30}, {"k", 1 << 10}, {"m", 1 << 20}, {"g", 1 << 30}, {"b", 1}} {
+		if strings.HasSuffix(s, u.suffix) {
+			s, mult = strings.TrimSuffix(s, u.suffix), u.m
+			break
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 {
+		return fmt.Errorf("want a byte size such as 1048576, 64mb or 8gb, got %q", v)
+	}
+	*dst = n * mult
+	return nil
+}

@@ -1,0 +1,77 @@
+package fsql
+
+import (
+	"context"
+	"io"
+
+	"github.com/apache/arrow-go/v18/arrow"
+)
+
+// Engine answers SQL over one data directory. It is safe for concurrent
+// use: each Query runs independently.
+type Engine struct {
+	dir string
+	cfg Config
+}
+
+// Rows streams the result of one query as Arrow record batches.
+//
+//	rows, err := eng.Query(ctx, "select ...")
+//	defer rows.Close()
+//	for rows.Next() { use(rows.RecordBatch()) }
+//	if err := rows.Err(); err != nil { ... }
+type Rows struct {
+	schema *arrow.Schema
+	next   func(ctx context.Context) (arrow.RecordBatch, error)
+	close  func()
+	ctx    context.Context
+	cur    arrow.RecordBatch
+	err    error
+	done   bool
+}
+
+// Schema is the schema of every batch.
+func (r *Rows) Schema() *arrow.Schema { return r.schema }
+
+// Next advances to the next batch; false at the end or on error (see Err).
+func (r *Rows) Next() bool {
+	if r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
+	if r.done {
+		return false
+	}
+	b, err := r.next(r.ctx)
+	if err != nil {
+		r.done = true
+		if err != io.EOF {
+			r.err = err
+		}
+		r.Close()
+		return false
+	}
+	r.cur = b
+	return true
+}
+
+// RecordBatch is the current batch, valid until the next call to Next or
+// Close. Retain it to keep it longer.
+func (r *Rows) RecordBatch() arrow.RecordBatch { return r.cur }
+
+// Err is the error that ended the stream, if any.
+func (r *Rows) Err() error { return r.err }
+
+// Close stops the query (if still running) and releases everything it
+// holds. It is safe to call more than once.
+func (r *Rows) Close() {
+	if r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
+	r.done = true
+	if r.close != nil {
+		r.close()
+		r.close = nil
+	}
+}
