@@ -1,0 +1,502 @@
+package hive
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/encoding"
+	"github.com/parquet-go/parquet-go/format"
+)
+
+// values is a typed view of the non-null values of one page (or of a
+// dictionary). Exactly one group of slices is set, by physical type.
+type values struct {
+	i32  []int32
+	i64  []int64
+	f32  []float32
+	f64  []float64
+	bits []byte   // BOOLEAN, bit-packed LSB first
+	data []byte   // BYTE_ARRAY and FIXED_LEN_BYTE_ARRAY bytes
+	offs []uint32 // BYTE_ARRAY: value i is data[offs[i]:offs[i+1]]
+	flen int      // FIXED_LEN_BYTE_ARRAY: value i is data[i*flen:(i+1)*flen]
+	n    int
+}
+
+func viewOf(v encoding.Values, kind decodeKind, phys parquetKind) (values, error) {
+	var out values
+	switch kind {
+	case kindInt32, kindDecInt32:
+		out.i32 = v.Int32()
+		out.n = len(out.i32)
+	case kindInt64, kindDecInt64:
+		out.i64 = v.Int64()
+		out.n = len(out.i64)
+	case kindDouble:
+		out.f64 = v.Double()
+		out.n = len(out.f64)
+	case kindFloat:
+		out.f32 = v.Float()
+		out.n = len(out.f32)
+	case kindBool:
+		out.bits = v.Boolean()
+		out.n = len(out.bits) * 8 // upper bound; the page's own count limits reads
+	case kindString:
+		out.data, out.offs = v.ByteArray()
+		if len(out.offs) == 0 {
+			return out, nil
+		}
+		out.n = len(out.offs) - 1
+		if int(out.offs[out.n]) > len(out.data) || out.offs[0] > out.offs[out.n] {
+			return out, errors.New("byte array offsets past the page data")
+		}
+	case kindDecBytes:
+		if phys == fixedLen {
+			out.data, out.flen = v.FixedLenByteArray()
+			if out.flen <= 0 || out.flen > 16 {
+				return out, fmt.Errorf("fixed-length decimal of %d bytes", out.flen)
+			}
+			out.n = len(out.data) / out.flen
+		} else {
+			out.data, out.offs = v.ByteArray()
+			if len(out.offs) == 0 {
+				return out, nil
+			}
+			out.n = len(out.offs) - 1
+			if int(out.offs[out.n]) > len(out.data) || out.offs[0] > out.offs[out.n] {
+				return out, errors.New("byte array offsets past the page data")
+			}
+		}
+	}
+	return out, nil
+}
+
+type parquetKind int
+
+const (
+	otherPhys parquetKind = iota
+	fixedLen
+)
+
+// columnDecoder turns the pages of one column chunk into Arrow arrays, a
+// batch at a time. It keeps the current page across batches.
+type columnDecoder struct {
+	info  columnInfo
+	phys  parquetKind
+	alloc memory.Allocator
+
+	pages parquet.Pages
+	page  parquet.Page
+	def   []byte // definition levels of the page; nil for required columns
+	rows  int    // rows in the page
+	pos   int    // next row of the page
+	vpos  int    // next non-null value of the page
+	vals  values // page values, or dictionary values when idx is set
+	idx   []int32
+
+	dict     parquet.Dictionary
+	dictVals values
+
+	scratch32 []int32
+	scratch64 []int64
+	scratchF  []float32
+}
+
+func newColumnDecoder(ci columnInfo, alloc memory.Allocator) *columnDecoder {
+	d := &columnDecoder{info: ci, alloc: alloc}
+	if ci.phys == format.FixedLenByteArray {
+		d.phys = fixedLen
+	}
+	return d
+}
+
+// reset starts a new column chunk.
+func (d *columnDecoder) reset(p parquet.Pages) {
+	d.close()
+	d.pages = p
+	d.rows, d.pos, d.vpos = 0, 0, 0
+	d.dict = nil
+}
+
+func (d *columnDecoder) close() {
+	if d.page != nil {
+		parquet.Release(d.page)
+		d.page = nil
+	}
+	if d.pages != nil {
+		d.pages.Close()
+		d.pages = nil
+	}
+}
+
+func (d *columnDecoder) nextPage() error {
+	if d.page != nil {
+		parquet.Release(d.page)
+		d.page = nil
+	}
+	if d.pages == nil {
+		return errors.New("no column chunk open")
+	}
+	p, err := d.pages.ReadPage()
+	if err != nil {
+		if err == io.EOF {
+			return errors.New("column chunk holds fewer values than its row group has rows")
+		}
+		return err
+	}
+	d.page = p
+	if len(p.RepetitionLevels()) > 0 {
+		return errors.New("repetition levels in a flat column")
+	}
+	var n int
+	if dict := p.Dictionary(); dict != nil {
+		if dict != d.dict {
+			dv, err := viewOf(dict.Page().Data(), d.info.kind, d.phys)
+			if err != nil {
+				return fmt.Errorf("dictionary: %w", err)
+			}
+			d.dict, d.dictVals = dict, dv
+		}
+		data := p.Data()
+		d.idx = data.Int32()
+		d.vals = d.dictVals
+		n = len(d.idx)
+		limit := int32(d.dictVals.n)
+		if d.info.kind == kindBool {
+			limit = int32(dict.Len())
+		}
+		for _, i := range d.idx {
+			if i < 0 || i >= limit {
+				return fmt.Errorf("dictionary index %d out of range [0,%d)", i, limit)
+			}
+		}
+	} else {
+		d.idx = nil
+		v, err := viewOf(p.Data(), d.info.kind, d.phys)
+		if err != nil {
+			return err
+		}
+		d.vals = v
+		n = v.n
+		if d.info.kind == kindBool {
+			n = int(p.NumValues() - p.NumNulls())
+			if n > v.n || n < 0 {
+				return errors.New("boolean page shorter than its value count")
+			}
+		}
+	}
+	if d.info.optional {
+		d.def = p.DefinitionLevels()
+		defined := 0
+		for _, l := range d.def {
+			if l == 1 {
+				defined++
+			}
+		}
+		if defined != n {
+			return fmt.Errorf("page has %d non-null definition levels but %d values", defined, n)
+		}
+		d.rows = len(d.def)
+	} else {
+		d.def = nil
+		d.rows = n
+	}
+	d.pos, d.vpos = 0, 0
+	return nil
+}
+
+// outBuf is one growing Arrow buffer of the batch being built.
+type outBuf struct{ b *memory.Buffer }
+
+func newOut(alloc memory.Allocator, size int) outBuf {
+	b := memory.NewResizableBuffer(alloc)
+	b.Resize(size)
+	return outBuf{b}
+}
+
+// read decodes the next n rows of the chunk into an Arrow array.
+func (d *columnDecoder) read(n int) (arrow.Array, error) {
+	var validity *memory.Buffer
+	var vbits []byte
+	if d.info.optional {
+		validity = newOut(d.alloc, int(bitutil.BytesForBits(int64(n)))).b
+		vbits = validity.Bytes()
+		clear(vbits)
+	}
+	var data, offsets *memory.Buffer
+	var width int
+	switch d.info.kind {
+	case kindInt32:
+		width = 4
+	case kindInt64, kindDouble, kindFloat:
+		width = 8
+	case kindDecInt32, kindDecInt64, kindDecBytes:
+		width = 16
+	}
+	var strData []byte
+	var strLen int
+	var strOffs []int32
+	switch {
+	case width > 0:
+		data = newOut(d.alloc, n*width).b
+	case d.info.kind == kindBool:
+		data = newOut(d.alloc, int(bitutil.BytesForBits(int64(n)))).b
+		clear(data.Bytes())
+	default: // string
+		offsets = newOut(d.alloc, (n+1)*4).b
+		strOffs = arrow.Int32Traits.CastFromBytes(offsets.Bytes())
+		strOffs[0] = 0
+		data = memory.NewResizableBuffer(d.alloc)
+	}
+	fail := func(err error) (arrow.Array, error) {
+		for _, b := range []*memory.Buffer{validity, data, offsets} {
+			if b != nil {
+				b.Release()
+			}
+		}
+		return nil, err
+	}
+	nulls := 0
+	for out := 0; out < n; {
+		if d.pos == d.rows {
+			if err := d.nextPage(); err != nil {
+				return fail(err)
+			}
+			continue
+		}
+		k := min(n-out, d.rows-d.pos)
+		var def []byte
+		if d.def != nil {
+			def = d.def[d.pos : d.pos+k]
+		}
+		var used int
+		switch d.info.kind {
+		case kindInt32:
+			dst := arrow.Int32Traits.CastFromBytes(data.Bytes())[out : out+k]
+			used = gather(dst, d.vals.i32, d.idx, d.vpos, def, vbits, out)
+		case kindInt64:
+			dst := arrow.Int64Traits.CastFromBytes(data.Bytes())[out : out+k]
+			used = gather(dst, d.vals.i64, d.idx, d.vpos, def, vbits, out)
+		case kindDouble:
+			dst := arrow.Float64Traits.CastFromBytes(data.Bytes())[out : out+k]
+			used = gather(dst, d.vals.f64, d.idx, d.vpos, def, vbits, out)
+		case kindFloat:
+			d.scratchF = grow(d.scratchF, k)
+			used = gather(d.scratchF, d.vals.f32, d.idx, d.vpos, def, vbits, out)
+			dst := arrow.Float64Traits.CastFromBytes(data.Bytes())[out : out+k]
+			for i, v := range d.scratchF[:k] {
+				dst[i] = float64(v)
+			}
+		case kindDecInt32:
+			d.scratch32 = grow(d.scratch32, k)
+			used = gather(d.scratch32, d.vals.i32, d.idx, d.vpos, def, vbits, out)
+			dst := arrow.Decimal128Traits.CastFromBytes(data.Bytes())[out : out+k]
+			for i, v := range d.scratch32[:k] {
+				dst[i] = decimal128.FromI64(int64(v))
+			}
+		case kindDecInt64:
+			d.scratch64 = grow(d.scratch64, k)
+			used = gather(d.scratch64, d.vals.i64, d.idx, d.vpos, def, vbits, out)
+			dst := arrow.Decimal128Traits.CastFromBytes(data.Bytes())[out : out+k]
+			for i, v := range d.scratch64[:k] {
+				dst[i] = decimal128.FromI64(v)
+			}
+		case kindDecBytes:
+			dst := arrow.Decimal128Traits.CastFromBytes(data.Bytes())[out : out+k]
+			used = d.gatherDecBytes(dst, def, vbits, out)
+		case kindBool:
+			used = d.gatherBool(data.Bytes(), k, def, vbits, out)
+		case kindString:
+			used, strData, strLen = d.gatherStrings(data, strData, strLen, strOffs[out:out+k+1], k, def, vbits, out)
+			if strLen > math.MaxInt32 {
+				return fail(errors.New("string data of one batch exceeds 2 GiB"))
+			}
+		}
+		if def != nil {
+			nulls += k - used
+		}
+		d.pos += k
+		d.vpos += used
+		out += k
+	}
+	if d.info.kind == kindString {
+		data.ResizeNoShrink(strLen)
+	}
+	if nulls == 0 && validity != nil {
+		validity.Release()
+		validity = nil
+	}
+	var bufs []*memory.Buffer
+	if d.info.kind == kindString {
+		bufs = []*memory.Buffer{validity, offsets, data}
+	} else {
+		bufs = []*memory.Buffer{validity, data}
+	}
+	ad := array.NewData(d.info.arrow, n, bufs, nil, nulls, 0)
+	for _, b := range bufs {
+		if b != nil {
+			b.Release()
+		}
+	}
+	arr := array.MakeFromData(ad)
+	ad.Release()
+	return arr, nil
+}
+
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
+// gather fills dst with len(dst) rows starting at value vpos of src (looked
+// up through idx when the page is dictionary-encoded). With definition
+// levels, rows whose level is not 1 are NULL: they get the zero value and no
+// validity bit. It returns how many values it consumed.
+func gather[T any](dst, src []T, idx []int32, vpos int, def []byte, vbits []byte, out int) int {
+	k := len(dst)
+	if def == nil {
+		if idx == nil {
+			copy(dst, src[vpos:vpos+k])
+		} else {
+			for i, j := range idx[vpos : vpos+k] {
+				dst[i] = src[j]
+			}
+		}
+		if vbits != nil {
+			bitutil.SetBitsTo(vbits, int64(out), int64(k), true)
+		}
+		return k
+	}
+	var zero T
+	used := 0
+	if idx == nil {
+		src = src[vpos:]
+		for i, l := range def {
+			if l == 1 {
+				dst[i] = src[used]
+				used++
+				bitutil.SetBit(vbits, out+i)
+			} else {
+				dst[i] = zero
+			}
+		}
+		return used
+	}
+	idx = idx[vpos:]
+	for i, l := range def {
+		if l == 1 {
+			dst[i] = src[idx[used]]
+			used++
+			bitutil.SetBit(vbits, out+i)
+		} else {
+			dst[i] = zero
+		}
+	}
+	return used
+}
+
+func (d *columnDecoder) value(i int) int {
+	if d.idx != nil {
+		return int(d.idx[i])
+	}
+	return i
+}
+
+func (d *columnDecoder) gatherBool(dst []byte, k int, def []byte, vbits []byte, out int) int {
+	used := 0
+	for i := 0; i < k; i++ {
+		if def != nil && def[i] != 1 {
+			continue
+		}
+		j := d.value(d.vpos + used)
+		used++
+		if vbits != nil {
+			bitutil.SetBit(vbits, out+i)
+		}
+		if d.vals.bits[j>>3]>>(j&7)&1 != 0 {
+			bitutil.SetBit(dst, out+i)
+		}
+	}
+	return used
+}
+
+func (d *columnDecoder) gatherDecBytes(dst []decimal128.Num, def []byte, vbits []byte, out int) int {
+	used := 0
+	for i := range dst {
+		if def != nil && def[i] != 1 {
+			dst[i] = decimal128.Num{}
+			continue
+		}
+		j := d.value(d.vpos + used)
+		used++
+		if vbits != nil {
+			bitutil.SetBit(vbits, out+i)
+		}
+		var b []byte
+		if d.vals.flen > 0 {
+			b = d.vals.data[j*d.vals.flen : (j+1)*d.vals.flen]
+		} else {
+			b = d.vals.data[d.vals.offs[j]:d.vals.offs[j+1]]
+		}
+		if len(b) > 16 {
+			b = b[len(b)-16:]
+		}
+		dst[i] = decimalFromBigEndian(b)
+	}
+	return used
+}
+
+// gatherStrings appends k rows of strings. offs is the batch's offsets from
+// this run's first row; offs[0] is already set.
+func (d *columnDecoder) gatherStrings(buf *memory.Buffer, data []byte, length int, offs []int32, k int, def []byte, vbits []byte, out int) (int, []byte, int) {
+	ensure := func(extra int) {
+		if length+extra > len(data) {
+			c := max(2*len(data), length+extra, 4096)
+			buf.ResizeNoShrink(c)
+			data = buf.Bytes()
+		}
+	}
+	src := d.vals
+	if def == nil && d.idx == nil {
+		lo, hi := src.offs[d.vpos], src.offs[d.vpos+k]
+		ensure(int(hi - lo))
+		copy(data[length:], src.data[lo:hi])
+		base := int32(length) - int32(lo)
+		for i := 1; i <= k; i++ {
+			offs[i] = base + int32(src.offs[d.vpos+i])
+		}
+		if vbits != nil {
+			bitutil.SetBitsTo(vbits, int64(out), int64(k), true)
+		}
+		return k, data, length + int(hi-lo)
+	}
+	if len(data) == 0 && src.n > 0 {
+		// First run of the batch: size for this page's average string.
+		avg := int(src.offs[src.n]-src.offs[0])/src.n + 1
+		ensure(avg * k)
+	}
+	used := 0
+	for i := 0; i < k; i++ {
+		if def == nil || def[i] == 1 {
+			j := d.value(d.vpos + used)
+			used++
+			s := src.data[src.offs[j]:src.offs[j+1]]
+			ensure(len(s))
+			length += copy(data[length:], s)
+			if vbits != nil {
+				bitutil.SetBit(vbits, out+i)
+			}
+		}
+		offs[i+1] = int32(length)
+	}
+	return used, data, length
+}

@@ -1,0 +1,17 @@
+// Package hive reads Hive-partitioned Parquet tables.
+//
+// A data directory holds one folder per table. A table folder holds Parquet
+// files, either directly or under nested key=value/ folders whose keys become
+// partition columns (the folder name __HIVE_DEFAULT_PARTITION__ is NULL).
+// Open lists the tables without touching any file; Catalog.Table reads the
+// footers of one table on first use, checks that every file agrees on the
+// schema, and keeps the row-group statistics that pruning needs.
+//
+// FileReader decodes Parquet pages straight into Arrow buffers, a page at a
+// time through parquet-go's typed page data and definition levels, never a
+// row or an interface value at a time. Partition columns come out as
+// constant arrays.
+//
+// The package does not import exec (exec imports it), so its errors wrap
+// ErrUnsupported or ErrCorrupt, and every message names the file involved.
+package hive

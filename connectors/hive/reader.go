@@ -1,0 +1,258 @@
+package hive
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/parquet-go/parquet-go"
+)
+
+// DefaultBatchSize is used when ScanOptions.BatchSize is not set.
+const DefaultBatchSize = 8192
+
+// ScanOptions says what part of a file to read.
+type ScanOptions struct {
+	// Columns are indexes into Table.Schema, partition columns included, in
+	// the order the batches carry them. An empty list reads no column and
+	// returns batches that only count rows.
+	Columns []int
+	// RowGroups lists the row groups to read, ascending; nil reads all.
+	RowGroups []int
+	// BatchSize is the most rows per batch; batches never span row groups.
+	BatchSize int
+	// Alloc allocates every Arrow buffer; nil means memory.DefaultAllocator.
+	Alloc memory.Allocator
+}
+
+// FileReader reads one data file of a table as Arrow record batches.
+type FileReader struct {
+	table  *Table
+	part   *Partition
+	file   *File
+	schema *arrow.Schema
+	opts   ScanOptions
+
+	osf *os.File
+	pf  *parquet.File
+
+	rowGroups []int
+	rgPos     int   // index into rowGroups of the next group to open
+	rgLeft    int64 // rows left in the open row group
+	decoders  []*columnDecoder
+	consts    []arrow.Array // partition columns at full batch size, sliced per batch
+	bytesRead int64
+	closed    bool
+}
+
+// OpenFile starts reading file f of partition p.
+func (t *Table) OpenFile(p *Partition, f *File, opts ScanOptions) (*FileReader, error) {
+	if opts.BatchSize <= 0 {
+		opts.BatchSize = DefaultBatchSize
+	}
+	if opts.Alloc == nil {
+		opts.Alloc = memory.DefaultAllocator
+	}
+	fields := make([]arrow.Field, len(opts.Columns))
+	for i, c := range opts.Columns {
+		if c < 0 || c >= len(t.Schema.Fields()) {
+			return nil, fmt.Errorf("column #%d out of range for table %s with %d columns", c, t.Name, len(t.Schema.Fields()))
+		}
+		fields[i] = t.Schema.Field(c)
+	}
+	rgs := opts.RowGroups
+	if rgs == nil {
+		rgs = make([]int, len(f.RowGroups))
+		for i := range rgs {
+			rgs[i] = i
+		}
+	}
+	for _, rg := range rgs {
+		if rg < 0 || rg >= len(f.RowGroups) {
+			return nil, fmt.Errorf("row group %d out of range for %s with %d row groups", rg, f.Path, len(f.RowGroups))
+		}
+	}
+	r := &FileReader{table: t, part: p, file: f, schema: arrow.NewSchema(fields, nil), opts: opts, rowGroups: rgs}
+	r.decoders = make([]*columnDecoder, len(opts.Columns))
+	r.consts = make([]arrow.Array, len(opts.Columns))
+	needFile := false
+	for i, c := range opts.Columns {
+		if c < t.NumFileColumns {
+			r.decoders[i] = newColumnDecoder(t.physical[c], opts.Alloc)
+			needFile = true
+		}
+	}
+	if needFile && len(rgs) > 0 {
+		osf, pf, err := openParquet(f.Path)
+		if err != nil {
+			return nil, err
+		}
+		r.osf, r.pf = osf, pf
+		md := pf.Metadata()
+		cols, err := schemaColumns(md, f.Path)
+		if err == nil {
+			err = sameSchema(t.physical, t.Name, cols, f.Path)
+		}
+		if err == nil && len(md.RowGroups) != len(f.RowGroups) {
+			err = fmt.Errorf("%w: %s changed since the table was loaded", ErrCorrupt, f.Path)
+		}
+		if err != nil {
+			r.Close()
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// Schema is the schema of every batch Next returns.
+func (r *FileReader) Schema() *arrow.Schema { return r.schema }
+
+// BytesRead is the compressed size of the column chunks read so far.
+func (r *FileReader) BytesRead() int64 { return r.bytesRead }
+
+// Next returns the next batch, or (nil, io.EOF) after the last one.
+func (r *FileReader) Next(ctx context.Context) (rec arrow.RecordBatch, err error) {
+	if r.closed {
+		return nil, io.EOF
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for r.rgLeft == 0 {
+		if r.rgPos >= len(r.rowGroups) {
+			return nil, io.EOF
+		}
+		if err := r.openRowGroup(r.rowGroups[r.rgPos]); err != nil {
+			return nil, err
+		}
+		r.rgPos++
+	}
+	n := int(min(int64(r.opts.BatchSize), r.rgLeft))
+	defer func() {
+		// parquet-go trusts page contents in places; a damaged page must
+		// fail this file, not the process.
+		if p := recover(); p != nil {
+			rec, err = nil, fmt.Errorf("%w: %s: decoding failed: %v", ErrCorrupt, r.file.Path, p)
+		}
+	}()
+	cols := make([]arrow.Array, len(r.decoders))
+	release := func() {
+		for _, c := range cols {
+			if c != nil {
+				c.Release()
+			}
+		}
+	}
+	for i, d := range r.decoders {
+		if d != nil {
+			a, err := d.read(n)
+			if err != nil {
+				release()
+				return nil, fmt.Errorf("%w: %s: column %s: %w", ErrCorrupt, r.file.Path, d.info.name, err)
+			}
+			cols[i] = a
+			continue
+		}
+		cols[i] = r.constant(i, n)
+	}
+	r.rgLeft -= int64(n)
+	rec = array.NewRecordBatch(r.schema, cols, int64(n))
+	release()
+	return rec, nil
+}
+
+func (r *FileReader) openRowGroup(rg int) error {
+	r.rgLeft = r.file.RowGroups[rg].NumRows
+	if r.pf == nil {
+		return nil
+	}
+	chunks := r.pf.RowGroups()[rg].ColumnChunks()
+	for i, d := range r.decoders {
+		if d == nil {
+			continue
+		}
+		c := r.opts.Columns[i]
+		if c >= len(chunks) {
+			return fmt.Errorf("%w: %s: row group %d lacks column %s", ErrCorrupt, r.file.Path, rg, d.info.name)
+		}
+		d.reset(chunks[c].Pages())
+		r.bytesRead += r.file.RowGroups[rg].Columns[c].Bytes
+	}
+	return nil
+}
+
+// constant returns n rows of partition column i's value.
+func (r *FileReader) constant(i, n int) arrow.Array {
+	if r.consts[i] == nil || r.consts[i].Len() < n {
+		if r.consts[i] != nil {
+			r.consts[i].Release()
+		}
+		size := max(n, r.opts.BatchSize)
+		col := r.opts.Columns[i]
+		r.consts[i] = constantArray(r.opts.Alloc, r.table.Schema.Field(col).Type, r.part.Values[col-r.table.NumFileColumns], size)
+	}
+	if r.consts[i].Len() == n {
+		r.consts[i].Retain()
+		return r.consts[i]
+	}
+	return array.NewSlice(r.consts[i], 0, int64(n))
+}
+
+func constantArray(alloc memory.Allocator, typ arrow.DataType, v any, n int) arrow.Array {
+	if v == nil {
+		return array.MakeArrayOfNull(alloc, typ, n)
+	}
+	b := array.NewBuilder(alloc, typ)
+	defer b.Release()
+	b.Reserve(n)
+	switch b := b.(type) {
+	case *array.Int32Builder:
+		x := v.(int32)
+		for range n {
+			b.UnsafeAppend(x)
+		}
+	case *array.Int64Builder:
+		x := v.(int64)
+		for range n {
+			b.UnsafeAppend(x)
+		}
+	case *array.Date32Builder:
+		x := v.(arrow.Date32)
+		for range n {
+			b.UnsafeAppend(x)
+		}
+	case *array.StringBuilder:
+		x := v.(string)
+		b.ReserveData(n * len(x))
+		for range n {
+			b.Append(x)
+		}
+	}
+	return b.NewArray()
+}
+
+// Close releases the file and every buffer the reader holds. Idempotent.
+func (r *FileReader) Close() error {
+	if r.closed {
+		return nil
+	}
+	r.closed = true
+	for _, d := range r.decoders {
+		if d != nil {
+			d.close()
+		}
+	}
+	for _, c := range r.consts {
+		if c != nil {
+			c.Release()
+		}
+	}
+	if r.osf != nil {
+		return r.osf.Close()
+	}
+	return nil
+}
