@@ -1,0 +1,126 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
+
+	"github.com/fsql-dev/fsql/exec/expr"
+)
+
+// Filter keeps the rows for which Cond is TRUE; FALSE and NULL drop the row,
+// as in a SQL WHERE clause.
+type Filter struct {
+	Child Node
+	Cond  expr.Expr
+}
+
+// Schema implements Node: a filter never changes the columns.
+func (f *Filter) Schema() *arrow.Schema { return f.Child.Schema() }
+
+// Children implements Node.
+func (f *Filter) Children() []Node { return []Node{f.Child} }
+
+// String implements Node.
+func (f *Filter) String() string { return fmt.Sprintf("Filter(%s)", f.Cond) }
+
+// Open implements Node.
+func (f *Filter) Open(tc *TaskContext, inputs []Stream) (Stream, error) {
+	if len(inputs) != 1 {
+		return nil, fmt.Errorf("%w: Filter wants 1 input, got %d", ErrInternal, len(inputs))
+	}
+	if f.Cond.DataType().ID() != arrow.BOOL {
+		return nil, fmt.Errorf("%w: filter condition %s is %s, not boolean", ErrInternal, f.Cond, f.Cond.DataType())
+	}
+	return &filterStream{f: f, in: inputs[0], ec: exprContext(tc)}, nil
+}
+
+type filterStream struct {
+	f  *Filter
+	in Stream
+	ec *expr.Context
+}
+
+func (s *filterStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if s.in == nil {
+			return nil, io.EOF
+		}
+		b, err := s.in.Next(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out, err := filterBatch(s.ec, s.f.Cond, b)
+		b.Release()
+		if err != nil {
+			return nil, err
+		}
+		if out != nil {
+			return out, nil
+		}
+	}
+}
+
+// filterBatch returns the rows of b where cond is TRUE, b itself (retained)
+// when all rows pass, or nil when none does.
+func filterBatch(ec *expr.Context, cond expr.Expr, b arrow.RecordBatch) (arrow.RecordBatch, error) {
+	if b.NumRows() == 0 {
+		return nil, nil
+	}
+	m, err := cond.Eval(ec, b)
+	if err != nil {
+		return nil, err
+	}
+	defer m.Release()
+	mask, ok := m.(*array.Boolean)
+	if !ok {
+		return nil, fmt.Errorf("%w: filter condition %s returned %s", ErrInternal, cond, m.DataType())
+	}
+	kept := countTrue(mask)
+	switch kept {
+	case 0:
+		return nil, nil
+	case mask.Len():
+		b.Retain()
+		return b, nil
+	}
+	ctx := compute.WithAllocator(context.Background(), ec.Alloc)
+	out, err := compute.FilterRecordBatch(ctx, b, mask, compute.DefaultFilterOptions())
+	if err != nil {
+		return nil, fmt.Errorf("%w: filtering: %v", ErrInternal, err)
+	}
+	return out, nil
+}
+
+// countTrue counts the rows that are valid and true.
+func countTrue(mask *array.Boolean) int {
+	n := 0
+	if mask.NullN() == 0 {
+		for i := 0; i < mask.Len(); i++ {
+			if mask.Value(i) {
+				n++
+			}
+		}
+		return n
+	}
+	for i := 0; i < mask.Len(); i++ {
+		if mask.IsValid(i) && mask.Value(i) {
+			n++
+		}
+	}
+	return n
+}
+
+func (s *filterStream) Close() {
+	if s.in != nil {
+		s.in.Close()
+		s.in = nil
+	}
+}

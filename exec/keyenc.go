@@ -1,0 +1,589 @@
+package exec
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/fsql-dev/fsql/exec/expr"
+)
+
+// This file holds what several operators share: evaluating expression lists,
+// the compact byte encoding of composite keys (hash join, hash aggregate,
+// distinct sets), per-type row comparators (sort, top-N, window) and
+// gathering rows by index.
+
+// evalExprs evaluates every expression over b. On error nothing is leaked.
+func evalExprs(ec *expr.Context, exprs []expr.Expr, b arrow.RecordBatch) ([]arrow.Array, error) {
+	out := make([]arrow.Array, 0, len(exprs))
+	for _, e := range exprs {
+		a, err := e.Eval(ec, b)
+		if err != nil {
+			releaseArrays(out)
+			return nil, err
+		}
+		if a.Len() != int(b.NumRows()) {
+			a.Release()
+			releaseArrays(out)
+			return nil, fmt.Errorf("%w: expression %s returned %d rows for a batch of %d", ErrInternal, e, a.Len(), b.NumRows())
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+func releaseArrays(as []arrow.Array) {
+	for _, a := range as {
+		if a != nil {
+			a.Release()
+		}
+	}
+}
+
+func releaseBatches(bs []arrow.RecordBatch) {
+	for _, b := range bs {
+		if b != nil {
+			b.Release()
+		}
+	}
+}
+
+// arrayBytes is the size of the buffers an array references, the figure
+// operators reserve in the memory budget for what they hold.
+func arrayBytes(a arrow.Array) int64 { return dataBytes(a.Data()) }
+
+func dataBytes(d arrow.ArrayData) int64 {
+	var n int64
+	for _, b := range d.Buffers() {
+		if b != nil {
+			n += int64(b.Len())
+		}
+	}
+	for _, c := range d.Children() {
+		n += dataBytes(c)
+	}
+	return n
+}
+
+func batchBytes(b arrow.RecordBatch) int64 {
+	var n int64
+	for _, c := range b.Columns() {
+		n += arrayBytes(c)
+	}
+	return n
+}
+
+// exprContext builds the evaluation context of a task.
+func exprContext(tc *TaskContext) *expr.Context { return &expr.Context{Alloc: allocOf(tc)} }
+
+func allocOf(tc *TaskContext) memory.Allocator {
+	if tc == nil || tc.Alloc == nil {
+		return memory.DefaultAllocator
+	}
+	return tc.Alloc
+}
+
+// fieldsOf turns expressions and names into schema fields; every field is
+// nullable because expressions may produce NULL.
+func fieldsOf(exprs []expr.Expr, names []string) []arrow.Field {
+	fs := make([]arrow.Field, len(exprs))
+	for i, e := range exprs {
+		name := fmt.Sprintf("col%d", i)
+		if i < len(names) && names[i] != "" {
+			name = names[i]
+		}
+		fs[i] = arrow.Field{Name: name, Type: e.DataType(), Nullable: true}
+	}
+	return fs
+}
+
+func exprList(es []expr.Expr) string {
+	s := make([]string, len(es))
+	for i, e := range es {
+		s[i] = e.String()
+	}
+	return strings.Join(s, ", ")
+}
+
+// ---- key encoding ----
+
+// keyEncoder turns the key columns of a batch into one byte string per row
+// such that two rows have equal strings exactly when their keys are equal
+// with NULL equal to NULL. Each column contributes a validity byte, then for
+// a valid value its fixed-width bytes or a 4-byte length and the bytes. The
+// buffers are reused from batch to batch.
+type keyEncoder struct {
+	buf     []byte
+	offs    []int32
+	hasNull []bool // row has a NULL in some key column
+}
+
+func (e *keyEncoder) key(i int) []byte { return e.buf[e.offs[i]:e.offs[i+1]] }
+
+func fixedWidth(dt arrow.DataType) int {
+	if dt.ID() == arrow.BOOL {
+		return 0
+	}
+	if fw, ok := dt.(arrow.FixedWidthDataType); ok && fw.BitWidth()%8 == 0 {
+		return fw.BitWidth() / 8
+	}
+	return -1
+}
+
+func (e *keyEncoder) encode(cols []arrow.Array, n int) error {
+	e.offs = slices.Grow(e.offs[:0], n+1)[:n+1]
+	clear(e.offs)
+	e.hasNull = slices.Grow(e.hasNull[:0], n)[:n]
+	clear(e.hasNull)
+	// Pass 1: the length of every row's key.
+	for _, c := range cols {
+		w := fixedWidth(c.DataType())
+		nulls := c.NullN() > 0
+		switch {
+		case w >= 0 || c.DataType().ID() == arrow.BOOL:
+			if w == 0 {
+				w = 1
+			}
+			for i := 0; i < n; i++ {
+				if nulls && c.IsNull(i) {
+					e.offs[i+1]++
+					e.hasNull[i] = true
+				} else {
+					e.offs[i+1] += int32(1 + w)
+				}
+			}
+		default:
+			vl, err := varLen(c)
+			if err != nil {
+				return err
+			}
+			for i := 0; i < n; i++ {
+				if nulls && c.IsNull(i) {
+					e.offs[i+1]++
+					e.hasNull[i] = true
+				} else {
+					e.offs[i+1] += int32(5 + vl(i))
+				}
+			}
+		}
+	}
+	for i := 0; i < n; i++ {
+		e.offs[i+1] += e.offs[i]
+	}
+	total := int(e.offs[n])
+	e.buf = slices.Grow(e.buf[:0], total)[:total]
+	pos := make([]int32, n)
+	copy(pos, e.offs[:n])
+	// Pass 2: write the bytes column by column.
+	for _, c := range cols {
+		nulls := c.NullN() > 0
+		if c.DataType().ID() == arrow.BOOL {
+			b := c.(*array.Boolean)
+			for i := 0; i < n; i++ {
+				p := pos[i]
+				if nulls && c.IsNull(i) {
+					e.buf[p] = 0
+					pos[i]++
+					continue
+				}
+				e.buf[p] = 1
+				e.buf[p+1] = 0
+				if b.Value(i) {
+					e.buf[p+1] = 1
+				}
+				pos[i] += 2
+			}
+			continue
+		}
+		if w := fixedWidth(c.DataType()); w > 0 {
+			d := c.Data()
+			raw := d.Buffers()[1].Bytes()[d.Offset()*w:]
+			for i := 0; i < n; i++ {
+				p := pos[i]
+				if nulls && c.IsNull(i) {
+					e.buf[p] = 0
+					pos[i]++
+					continue
+				}
+				e.buf[p] = 1
+				copy(e.buf[p+1:p+1+int32(w)], raw[i*w:(i+1)*w])
+				pos[i] += int32(1 + w)
+			}
+			continue
+		}
+		vb, err := varBytes(c)
+		if err != nil {
+			return err
+		}
+		for i := 0; i < n; i++ {
+			p := pos[i]
+			if nulls && c.IsNull(i) {
+				e.buf[p] = 0
+				pos[i]++
+				continue
+			}
+			v := vb(i)
+			e.buf[p] = 1
+			l := uint32(len(v))
+			e.buf[p+1], e.buf[p+2], e.buf[p+3], e.buf[p+4] = byte(l), byte(l>>8), byte(l>>16), byte(l>>24)
+			copy(e.buf[p+5:], v)
+			pos[i] += int32(5 + len(v))
+		}
+	}
+	return nil
+}
+
+func varLen(c arrow.Array) (func(int) int, error) {
+	switch a := c.(type) {
+	case *array.String:
+		return a.ValueLen, nil
+	case *array.LargeString:
+		return a.ValueLen, nil
+	case *array.Binary:
+		return a.ValueLen, nil
+	case *array.LargeBinary:
+		return a.ValueLen, nil
+	case *array.StringView:
+		return a.ValueLen, nil
+	case *array.BinaryView:
+		return a.ValueLen, nil
+	}
+	return nil, fmt.Errorf("%w: keys of type %s", ErrNotImplemented, c.DataType())
+}
+
+func varBytes(c arrow.Array) (func(int) string, error) {
+	switch a := c.(type) {
+	case *array.String:
+		return a.Value, nil
+	case *array.LargeString:
+		return a.Value, nil
+	case *array.StringView:
+		return a.Value, nil
+	case *array.Binary:
+		return a.ValueString, nil
+	case *array.LargeBinary:
+		return a.ValueString, nil
+	case *array.BinaryView:
+		return a.ValueString, nil
+	}
+	return nil, fmt.Errorf("%w: keys of type %s", ErrNotImplemented, c.DataType())
+}
+
+// intKeyType reports whether a single key of this type takes the integer
+// fast path (a map keyed by int64 instead of encoded bytes).
+func intKeyType(dt arrow.DataType) bool {
+	switch dt.ID() {
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32,
+		arrow.DATE32, arrow.DATE64, arrow.TIMESTAMP, arrow.TIME32, arrow.TIME64, arrow.DURATION:
+		return true
+	}
+	return false
+}
+
+// intKeys widens an integer-like column to int64 values (NULL rows hold 0;
+// callers check validity).
+func intKeys(c arrow.Array, dst []int64) []int64 {
+	n := c.Len()
+	dst = slices.Grow(dst[:0], n)[:n]
+	d := c.Data()
+	switch fixedWidth(c.DataType()) {
+	case 1:
+		if c.DataType().ID() == arrow.UINT8 {
+			widen(dst, arrow.GetValues[uint8](d, 1))
+		} else {
+			widen(dst, arrow.GetValues[int8](d, 1))
+		}
+	case 2:
+		if c.DataType().ID() == arrow.UINT16 {
+			widen(dst, arrow.GetValues[uint16](d, 1))
+		} else {
+			widen(dst, arrow.GetValues[int16](d, 1))
+		}
+	case 4:
+		if c.DataType().ID() == arrow.UINT32 {
+			widen(dst, arrow.GetValues[uint32](d, 1))
+		} else {
+			widen(dst, arrow.GetValues[int32](d, 1))
+		}
+	default:
+		copy(dst, arrow.GetValues[int64](d, 1))
+	}
+	return dst
+}
+
+func widen[T int8 | int16 | int32 | uint8 | uint16 | uint32](dst []int64, src []T) {
+	for i, v := range src {
+		dst[i] = int64(v)
+	}
+}
+
+// ---- comparators ----
+
+// rowCmp compares rows i and j of one column (or of several, chained).
+type rowCmp func(i, j int) int
+
+func cmpOrdered[T cmp.Ordered](v []T) rowCmp {
+	return func(i, j int) int { return cmp.Compare(v[i], v[j]) }
+}
+
+// newRowCmp returns a comparator over one column, specialised by type so
+// sorting does no per-value boxing. NULLs are equal to each other and placed
+// first or last as asked, independent of desc.
+func newRowCmp(c arrow.Array, desc, nullsFirst bool) (rowCmp, error) {
+	var base rowCmp
+	d := c.Data()
+	switch c.DataType().ID() {
+	case arrow.INT8:
+		base = cmpOrdered(arrow.GetValues[int8](d, 1))
+	case arrow.INT16:
+		base = cmpOrdered(arrow.GetValues[int16](d, 1))
+	case arrow.INT32, arrow.DATE32, arrow.TIME32:
+		base = cmpOrdered(arrow.GetValues[int32](d, 1))
+	case arrow.INT64, arrow.DATE64, arrow.TIMESTAMP, arrow.TIME64, arrow.DURATION:
+		base = cmpOrdered(arrow.GetValues[int64](d, 1))
+	case arrow.UINT8:
+		base = cmpOrdered(arrow.GetValues[uint8](d, 1))
+	case arrow.UINT16:
+		base = cmpOrdered(arrow.GetValues[uint16](d, 1))
+	case arrow.UINT32:
+		base = cmpOrdered(arrow.GetValues[uint32](d, 1))
+	case arrow.UINT64:
+		base = cmpOrdered(arrow.GetValues[uint64](d, 1))
+	case arrow.FLOAT32:
+		base = cmpOrdered(arrow.GetValues[float32](d, 1))
+	case arrow.FLOAT64:
+		base = cmpOrdered(arrow.GetValues[float64](d, 1))
+	case arrow.DECIMAL128:
+		v := arrow.GetValues[decimal128.Num](d, 1)
+		base = func(i, j int) int { return v[i].Cmp(v[j]) }
+	case arrow.BOOL:
+		b := c.(*array.Boolean)
+		base = func(i, j int) int {
+			x, y := b.Value(i), b.Value(j)
+			switch {
+			case x == y:
+				return 0
+			case !x:
+				return -1
+			}
+			return 1
+		}
+	default:
+		vb, err := varBytes(c)
+		if err != nil {
+			return nil, fmt.Errorf("%w: ordering by type %s", ErrNotImplemented, c.DataType())
+		}
+		base = func(i, j int) int { return strings.Compare(vb(i), vb(j)) }
+	}
+	if c.NullN() == 0 {
+		if desc {
+			return func(i, j int) int { return -base(i, j) }, nil
+		}
+		return base, nil
+	}
+	nullOrder := 1
+	if nullsFirst {
+		nullOrder = -1
+	}
+	return func(i, j int) int {
+		ni, nj := c.IsNull(i), c.IsNull(j)
+		if ni || nj {
+			switch {
+			case ni && nj:
+				return 0
+			case ni:
+				return nullOrder
+			}
+			return -nullOrder
+		}
+		if desc {
+			return -base(i, j)
+		}
+		return base(i, j)
+	}, nil
+}
+
+// chainCmp compares by the first comparator, breaking ties with the next.
+func chainCmp(cs []rowCmp) rowCmp {
+	if len(cs) == 1 {
+		return cs[0]
+	}
+	return func(i, j int) int {
+		for _, c := range cs {
+			if r := c(i, j); r != 0 {
+				return r
+			}
+		}
+		return 0
+	}
+}
+
+func keyCmps(keys []arrow.Array, specs []SortKey) (rowCmp, error) {
+	cs := make([]rowCmp, len(keys))
+	for k, a := range keys {
+		c, err := newRowCmp(a, specs[k].Desc, specs[k].NullsFirst)
+		if err != nil {
+			return nil, err
+		}
+		cs[k] = c
+	}
+	if len(cs) == 0 {
+		return func(int, int) int { return 0 }, nil
+	}
+	return chainCmp(cs), nil
+}
+
+// sortPermutation returns the row order of n rows sorted by keys (stable).
+func sortPermutation(keys []arrow.Array, specs []SortKey, n int) ([]int32, error) {
+	perm := make([]int32, n)
+	for i := range perm {
+		perm[i] = int32(i)
+	}
+	if len(keys) == 0 {
+		return perm, nil
+	}
+	c, err := keyCmps(keys, specs)
+	if err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(perm, func(a, b int32) int { return c(int(a), int(b)) })
+	return perm, nil
+}
+
+// ---- gathering ----
+
+// takeArrays gathers rows idx of every column; an index of -1 yields NULL.
+func takeArrays(alloc memory.Allocator, cols []arrow.Array, idx []int32) ([]arrow.Array, error) {
+	ib := array.NewInt32Builder(alloc)
+	defer ib.Release()
+	ib.Reserve(len(idx))
+	hasNull := false
+	for _, v := range idx {
+		if v < 0 {
+			hasNull = true
+			break
+		}
+	}
+	if hasNull {
+		for _, v := range idx {
+			if v < 0 {
+				ib.UnsafeAppendBoolToBitmap(false)
+			} else {
+				ib.UnsafeAppend(v)
+			}
+		}
+	} else {
+		ib.AppendValues(idx, nil)
+	}
+	ia := ib.NewArray()
+	defer ia.Release()
+	ctx := compute.WithAllocator(context.Background(), alloc)
+	out := make([]arrow.Array, 0, len(cols))
+	for _, c := range cols {
+		t, err := compute.TakeArray(ctx, c, ia)
+		if err != nil {
+			releaseArrays(out)
+			return nil, fmt.Errorf("%w: gathering rows: %v", ErrInternal, err)
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// concatColumns concatenates the columns of batches into one array per
+// column of schema (empty arrays when there are no batches).
+func concatColumns(alloc memory.Allocator, schema *arrow.Schema, batches []arrow.RecordBatch) ([]arrow.Array, error) {
+	out := make([]arrow.Array, schema.NumFields())
+	for c := range out {
+		if len(batches) == 1 {
+			out[c] = batches[0].Column(c)
+			out[c].Retain()
+			continue
+		}
+		if len(batches) == 0 {
+			out[c] = array.MakeArrayOfNull(alloc, schema.Field(c).Type, 0)
+			continue
+		}
+		parts := make([]arrow.Array, len(batches))
+		for i, b := range batches {
+			parts[i] = b.Column(c)
+		}
+		a, err := array.Concatenate(parts, alloc)
+		if err != nil {
+			releaseArrays(out)
+			return nil, fmt.Errorf("%w: concatenating batches: %v", ErrInternal, err)
+		}
+		out[c] = a
+	}
+	return out, nil
+}
+
+// sliceArrays returns zero-copy slices [i, j) of every column.
+func sliceArrays(cols []arrow.Array, i, j int) []arrow.Array {
+	out := make([]arrow.Array, len(cols))
+	for k, c := range cols {
+		out[k] = array.NewSlice(c, int64(i), int64(j))
+	}
+	return out
+}
+
+// newBatch wraps columns into a batch and drops the caller's references.
+func newBatch(schema *arrow.Schema, cols []arrow.Array, n int) arrow.RecordBatch {
+	b := array.NewRecordBatch(schema, cols, int64(n))
+	releaseArrays(cols)
+	return b
+}
+
+// fixedArray builds a fixed-width array from Go values; valid may be nil
+// (all valid).
+func fixedArray[T arrow.FixedWidthType](alloc memory.Allocator, dt arrow.DataType, vals []T, valid []bool) arrow.Array {
+	n := len(vals)
+	vb := memory.NewResizableBuffer(alloc)
+	vb.Resize(len(arrow.GetBytes(vals)))
+	copy(vb.Bytes(), arrow.GetBytes(vals))
+	var nb *memory.Buffer
+	nulls := 0
+	if valid != nil {
+		for _, v := range valid[:n] {
+			if !v {
+				nulls++
+			}
+		}
+	}
+	if nulls > 0 {
+		nb = memory.NewResizableBuffer(alloc)
+		nb.Resize(int(bitutil.BytesForBits(int64(n))))
+		bits := nb.Bytes()
+		clear(bits)
+		for i, v := range valid[:n] {
+			if v {
+				bitutil.SetBit(bits, i)
+			}
+		}
+	}
+	d := array.NewData(dt, n, []*memory.Buffer{nb, vb}, nil, nulls, 0)
+	a := array.MakeFromData(d)
+	d.Release()
+	vb.Release()
+	if nb != nil {
+		nb.Release()
+	}
+	return a
+}
+
+// boolArray builds a boolean array; valid may be nil.
+func boolArray(alloc memory.Allocator, vals []bool, valid []bool) arrow.Array {
+	b := array.NewBooleanBuilder(alloc)
+	defer b.Release()
+	b.AppendValues(vals, valid)
+	return b.NewArray()
+}
