@@ -36,4 +36,6 @@ type Call struct {
 
 // kernel evaluates one Call over evaluated arguments. Implementations live
 // beside each function family.
-type kernel interface{}
+type kernel interface {
+	eval(ctx *Context, c *Call, batch arrow.RecordBatch) (arrow.Array, error)
+}

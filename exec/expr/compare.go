@@ -1,0 +1,139 @@
+package expr
+
+import (
+	"cmp"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+)
+
+// Comparisons convert both sides to CommonType first. Strings compare as
+// bytes (binary collation, like MySQL's utf8mb4_bin): 'B' < 'a', and no
+// trailing-space padding. NULL on either side gives NULL, except for <=>
+// (NULL-safe equality), which is never NULL.
+var compareBinders = map[string]binder{
+	"=": bindCompare, "<>": bindCompare, "!=": bindCompare, "<": bindCompare,
+	"<=": bindCompare, ">": bindCompare, ">=": bindCompare, "<=>": bindCompare,
+}
+
+func bindCompare(fn string, args []Expr) (Expr, error) {
+	if fn == "!=" {
+		fn = "<>"
+	}
+	if err := arity(fn, args, 2, 2); err != nil {
+		return nil, err
+	}
+	t, err := CommonType(args[0].DataType(), args[1].DataType())
+	if err != nil {
+		return nil, argErr(fn, args, err.Error())
+	}
+	a, err := coerce(args[0], t)
+	if err != nil {
+		return nil, err
+	}
+	b, err := coerce(args[1], t)
+	if err != nil {
+		return nil, err
+	}
+	test := cmpTests[fn]
+	nullSafe := fn == "<=>"
+	return newCall(fn, tBool, arrayKernel(func(ctx *Context, args []arrow.Array, n int) (arrow.Array, error) {
+		return compareArrays(ctx, args[0], args[1], test, nullSafe)
+	}), a, b), nil
+}
+
+// cmpTests turn a three-way comparison result into the operator's truth.
+var cmpTests = map[string]func(int) bool{
+	"=":   func(c int) bool { return c == 0 },
+	"<=>": func(c int) bool { return c == 0 },
+	"<>":  func(c int) bool { return c != 0 },
+	"<":   func(c int) bool { return c < 0 },
+	"<=":  func(c int) bool { return c <= 0 },
+	">":   func(c int) bool { return c > 0 },
+	">=":  func(c int) bool { return c >= 0 },
+}
+
+// compareArrays compares two arrays of the same type row by row.
+func compareArrays(ctx *Context, a, b arrow.Array, test func(int) bool, nullSafe bool) (arrow.Array, error) {
+	n := a.Len()
+	o := newBool(ctx.Alloc, n)
+	// Precompute the truth of <, =, > once so the inner loops stay simple.
+	lt, eq, gt := test(-1), test(0), test(1)
+	switch a.DataType().ID() {
+	case arrow.INT8:
+		cmpOrdered(o, vals[int8](a), vals[int8](b), lt, eq, gt)
+	case arrow.INT16:
+		cmpOrdered(o, vals[int16](a), vals[int16](b), lt, eq, gt)
+	case arrow.INT32:
+		cmpOrdered(o, vals[int32](a), vals[int32](b), lt, eq, gt)
+	case arrow.INT64:
+		cmpOrdered(o, vals[int64](a), vals[int64](b), lt, eq, gt)
+	case arrow.FLOAT64:
+		cmpOrdered(o, vals[float64](a), vals[float64](b), lt, eq, gt)
+	case arrow.DATE32:
+		cmpOrdered(o, vals[arrow.Date32](a), vals[arrow.Date32](b), lt, eq, gt)
+	case arrow.DECIMAL128:
+		x, y := vals[num](a), vals[num](b)
+		for i := range x {
+			c := x[i].Cmp(y[i])
+			o.set(i, (c < 0 && lt) || (c == 0 && eq) || (c > 0 && gt))
+		}
+	case arrow.STRING:
+		x, y := a.(*array.String), b.(*array.String)
+		for i := 0; i < n; i++ {
+			c := strings.Compare(x.Value(i), y.Value(i))
+			o.set(i, (c < 0 && lt) || (c == 0 && eq) || (c > 0 && gt))
+		}
+	case arrow.BOOL:
+		x, y := a.(*array.Boolean), b.(*array.Boolean)
+		for i := 0; i < n; i++ {
+			c := cmp.Compare(b2i(x.Value(i)), b2i(y.Value(i)))
+			o.set(i, (c < 0 && lt) || (c == 0 && eq) || (c > 0 && gt))
+		}
+	case arrow.NULL:
+		// every row is NULL on both sides
+	}
+	if nullSafe {
+		for i := 0; i < n; i++ {
+			an, bn := a.IsNull(i), b.IsNull(i)
+			if an || bn {
+				o.set(i, an && bn)
+			}
+		}
+	} else {
+		o.andValidity(a, b)
+	}
+	return o.finish(), nil
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func cmpOrdered[T cmp.Ordered](o *boolOut, x, y []T, lt, eq, gt bool) {
+	out := o.vals
+	// Build whole bytes of the result bitmap: 8 rows per store.
+	n := len(x)
+	full := n &^ 7
+	for i := 0; i < full; i += 8 {
+		var byt byte
+		for j := 0; j < 8; j++ {
+			xv, yv := x[i+j], y[i+j]
+			if (xv < yv && lt) || (xv == yv && eq) || (xv > yv && gt) {
+				byt |= 1 << j
+			}
+		}
+		out[i>>3] = byt
+	}
+	for i := full; i < n; i++ {
+		xv, yv := x[i], y[i]
+		if (xv < yv && lt) || (xv == yv && eq) || (xv > yv && gt) {
+			bitutil.SetBit(out, i)
+		}
+	}
+}

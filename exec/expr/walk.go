@@ -1,0 +1,142 @@
+package expr
+
+import (
+	"slices"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// Walk visits e and its descendants in pre-order; when fn returns false
+// the children of that node are skipped.
+func Walk(e Expr, fn func(Expr) bool) {
+	if e == nil || !fn(e) {
+		return
+	}
+	for _, c := range e.Children() {
+		Walk(c, fn)
+	}
+}
+
+// Rewrite rebuilds e bottom-up: every node's children are rewritten
+// first, the node is rebuilt from them (Calls through NewCall, so types
+// and implicit casts are derived again) and then handed to fn, whose result
+// replaces it.
+func Rewrite(e Expr, fn func(Expr) (Expr, error)) (Expr, error) {
+	if c, ok := e.(*Call); ok {
+		args := make([]Expr, len(c.Args))
+		changed := false
+		for i, a := range c.Args {
+			na, err := Rewrite(a, fn)
+			if err != nil {
+				return nil, err
+			}
+			args[i] = na
+			changed = changed || na != a
+		}
+		if changed {
+			ne, err := rebuild(c, args)
+			if err != nil {
+				return nil, err
+			}
+			e = ne
+		}
+	}
+	return fn(e)
+}
+
+// rebuild binds c's function again over new arguments.
+func rebuild(c *Call, args []Expr) (Expr, error) {
+	if c.Fn == "cast" {
+		return NewCast(args[0], c.Type)
+	}
+	return NewCall(c.Fn, args...)
+}
+
+// Columns returns the distinct column indexes e references, in order of
+// first appearance.
+func Columns(e Expr) []int {
+	var out []int
+	Walk(e, func(x Expr) bool {
+		if c, ok := x.(*Column); ok && !slices.Contains(out, c.Index) {
+			out = append(out, c.Index)
+		}
+		return true
+	})
+	return out
+}
+
+// SplitAnd flattens a conjunction into its terms (nil for nil).
+func SplitAnd(e Expr) []Expr {
+	if e == nil {
+		return nil
+	}
+	if c, ok := e.(*Call); ok && c.Fn == "and" {
+		var out []Expr
+		for _, a := range c.Args {
+			out = append(out, SplitAnd(a)...)
+		}
+		return out
+	}
+	return []Expr{e}
+}
+
+// JoinAnd is the conjunction of es: nil for none, the term itself for one.
+func JoinAnd(es []Expr) Expr {
+	if len(es) == 0 {
+		return nil
+	}
+	out := es[0]
+	for _, e := range es[1:] {
+		c, err := NewCall("and", out, e)
+		if err != nil {
+			// Only non-Boolean terms fail; keep them joined structurally so
+			// the error surfaces when the planner type-checks the filter.
+			c = &Call{Fn: "and", Args: []Expr{out, e}, Type: tBool}
+		}
+		out = c
+	}
+	return out
+}
+
+// ConstantFold replaces every subtree without a column reference by the
+// literal it evaluates to; the other Calls are rebuilt over their folded
+// children.
+func ConstantFold(e Expr, alloc memory.Allocator) (Expr, error) {
+	c, ok := e.(*Call)
+	if !ok {
+		return e, nil
+	}
+	if len(Columns(c)) == 0 {
+		return evalConstant(c, alloc)
+	}
+	args := make([]Expr, len(c.Args))
+	changed := false
+	for i, a := range c.Args {
+		na, err := ConstantFold(a, alloc)
+		if err != nil {
+			return nil, err
+		}
+		args[i] = na
+		changed = changed || na != a
+	}
+	if !changed {
+		return e, nil
+	}
+	return rebuild(c, args)
+}
+
+func evalConstant(c *Call, alloc memory.Allocator) (Expr, error) {
+	if alloc == nil {
+		alloc = memory.DefaultAllocator
+	}
+	batch := array.NewRecordBatch(arrow.NewSchema(nil, nil), nil, 1)
+	defer batch.Release()
+	a, err := c.Eval(&Context{Alloc: alloc}, batch)
+	if err != nil {
+		return nil, err
+	}
+	defer a.Release()
+	return NewLiteral(ScalarFromArray(a, 0), c.Type), nil
+}
