@@ -281,4 +281,3 @@ func parseDecimal(v string, precision, scale int) (int64, bool) {
 	}
 	return n, true
 }
-
