@@ -546,10 +546,15 @@ func newBatch(schema *arrow.Schema, cols []arrow.Array, n int) arrow.RecordBatch
 // fixedArray builds a fixed-width array from Go values; valid may be nil
 // (all valid).
 func fixedArray[T arrow.FixedWidthType](alloc memory.Allocator, dt arrow.DataType, vals []T, valid []bool) arrow.Array {
-	n := len(vals)
+	return fixedFromBytes(alloc, dt, arrow.GetBytes(vals), len(vals), valid)
+}
+
+// fixedFromBytes builds an n-row fixed-width array of type dt whose values
+// are the little-endian bytes raw.
+func fixedFromBytes(alloc memory.Allocator, dt arrow.DataType, raw []byte, n int, valid []bool) arrow.Array {
 	vb := memory.NewResizableBuffer(alloc)
-	vb.Resize(len(arrow.GetBytes(vals)))
-	copy(vb.Bytes(), arrow.GetBytes(vals))
+	vb.Resize(len(raw))
+	copy(vb.Bytes(), raw)
 	var nb *memory.Buffer
 	nulls := 0
 	if valid != nil {
@@ -586,4 +591,15 @@ func boolArray(alloc memory.Allocator, vals []bool, valid []bool) arrow.Array {
 	defer b.Release()
 	b.AppendValues(vals, valid)
 	return b.NewArray()
+}
+
+// castArray converts a to type to (used where a state's natural type and
+// the planner's result type differ only in width).
+func castArray(alloc memory.Allocator, a arrow.Array, to arrow.DataType) (arrow.Array, error) {
+	ctx := compute.WithAllocator(context.Background(), alloc)
+	out, err := compute.CastArray(ctx, a, compute.SafeCastOptions(to))
+	if err != nil {
+		return nil, fmt.Errorf("%w: converting %s to %s: %v", ErrExecution, a.DataType(), to, err)
+	}
+	return out, nil
 }

@@ -200,6 +200,20 @@ func renderRows(b arrow.RecordBatch) []string {
 		parts := make([]string, b.NumCols())
 		for c := range parts {
 			col := b.Column(c)
+			switch x := col.(type) {
+			case *array.Decimal128:
+				if !col.IsNull(r) {
+					parts[c] = x.Value(r).ToString(x.DataType().(*arrow.Decimal128Type).Scale)
+					continue
+				}
+			case *array.Float64:
+				if !col.IsNull(r) {
+					// 9 digits: results merged in another order may differ
+					// in the last bits.
+					parts[c] = fmt.Sprintf("%.9g", x.Value(r))
+					continue
+				}
+			}
 			if col.IsNull(r) {
 				parts[c] = "NULL"
 			} else {

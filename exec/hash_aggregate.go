@@ -1,0 +1,576 @@
+package exec
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/fsql-dev/fsql/exec/expr"
+)
+
+// AggMode says which half of a two-phase aggregation a HashAggregate runs.
+type AggMode int
+
+const (
+	// AggSingle aggregates raw rows to final values in one step.
+	AggSingle AggMode = iota
+	// AggPartial aggregates raw rows to mergeable states (PartialSchema).
+	AggPartial
+	// AggFinal merges PartialSchema rows to final values.
+	AggFinal
+)
+
+func (m AggMode) String() string {
+	switch m {
+	case AggPartial:
+		return "partial"
+	case AggFinal:
+		return "final"
+	}
+	return "single"
+}
+
+// AggFunc is one aggregate call. Fn is one of sum, avg, min, max, count,
+// count_star, stddev_samp (alias stddev), var_samp, stddev_pop, var_pop.
+// Arg is nil for count_star and ignored in AggFinal mode. Distinct is only
+// valid in AggSingle mode. Type is the result type the planner decided.
+type AggFunc struct {
+	Fn       string
+	Arg      expr.Expr
+	Distinct bool
+	Type     arrow.DataType
+	Name     string
+}
+
+func (f AggFunc) argType() arrow.DataType {
+	if f.Arg == nil {
+		return arrow.PrimitiveTypes.Int64
+	}
+	return f.Arg.DataType()
+}
+
+func (f AggFunc) String() string {
+	arg := "*"
+	if f.Arg != nil {
+		arg = f.Arg.String()
+	}
+	if f.Distinct {
+		arg = "DISTINCT " + arg
+	}
+	return fmt.Sprintf("%s(%s)", f.Fn, arg)
+}
+
+// HashAggregate groups rows by GroupBy and computes Aggs per group. Output:
+// group columns then one column per aggregate (AggPartial: the state
+// columns of PartialSchema instead). In AggFinal mode the input is
+// PartialSchema rows and GroupBy are its first columns.
+type HashAggregate struct {
+	Child      Node
+	Mode       AggMode
+	GroupBy    []expr.Expr
+	GroupNames []string
+	Aggs       []AggFunc
+}
+
+// PartialSchema is what AggPartial emits: group columns, then each
+// aggregate's state columns (sum: value; avg: sum, count; stddev/var:
+// count, mean, m2; min/max: value; count: int64).
+func (a *HashAggregate) PartialSchema() *arrow.Schema {
+	fs := fieldsOf(a.GroupBy, a.GroupNames)
+	for _, f := range a.Aggs {
+		types, names, err := aggStateTypes(f.Fn, f.argType(), f.Type)
+		if err != nil {
+			// Unknown functions fail in Open; the schema keeps a placeholder.
+			types, names = []arrow.DataType{f.Type}, []string{"state"}
+		}
+		for i, t := range types {
+			fs = append(fs, arrow.Field{Name: f.Name + "$" + names[i], Type: t, Nullable: true})
+		}
+	}
+	return arrow.NewSchema(fs, nil)
+}
+
+// Schema implements Node.
+func (a *HashAggregate) Schema() *arrow.Schema {
+	if a.Mode == AggPartial {
+		return a.PartialSchema()
+	}
+	fs := fieldsOf(a.GroupBy, a.GroupNames)
+	for _, f := range a.Aggs {
+		fs = append(fs, arrow.Field{Name: f.Name, Type: f.Type, Nullable: true})
+	}
+	return arrow.NewSchema(fs, nil)
+}
+
+// Children implements Node.
+func (a *HashAggregate) Children() []Node { return []Node{a.Child} }
+
+// String implements Node.
+func (a *HashAggregate) String() string {
+	aggs := make([]string, len(a.Aggs))
+	for i, f := range a.Aggs {
+		aggs[i] = f.String()
+	}
+	return fmt.Sprintf("HashAggregate(%s, group by [%s], aggs [%s])", a.Mode, exprList(a.GroupBy), strings.Join(aggs, ", "))
+}
+
+func numStateCols(fn string) int {
+	switch normAggFn(fn) {
+	case "avg":
+		return 2
+	case "stddev_samp", "var_samp", "stddev_pop", "var_pop":
+		return 3
+	}
+	return 1
+}
+
+// Open implements Node.
+func (a *HashAggregate) Open(tc *TaskContext, inputs []Stream) (Stream, error) {
+	if len(inputs) != 1 {
+		return nil, fmt.Errorf("%w: HashAggregate wants 1 input, got %d", ErrInternal, len(inputs))
+	}
+	s := &hashAggStream{a: a, tc: tc, in: inputs[0], ec: exprContext(tc), schema: a.Schema()}
+	types := make([]arrow.DataType, len(a.GroupBy))
+	for i, g := range a.GroupBy {
+		types[i] = g.DataType()
+	}
+	s.groups = newGroupTable(types)
+	col := len(a.GroupBy)
+	in := a.Child.Schema()
+	for _, f := range a.Aggs {
+		if f.Distinct && a.Mode != AggSingle {
+			return nil, fmt.Errorf("%w: DISTINCT aggregate %s in %s mode", ErrInternal, f, a.Mode)
+		}
+		t := f.argType()
+		if a.Mode == AggFinal {
+			k := numStateCols(f.Fn)
+			if col+k > in.NumFields() {
+				return nil, fmt.Errorf("%w: final aggregate input has %d columns, too few for its states", ErrInternal, in.NumFields())
+			}
+			idx := make([]int, k)
+			for i := range idx {
+				idx[i] = col + i
+			}
+			s.stateCols = append(s.stateCols, idx)
+			t = in.Field(col).Type
+			col += k
+		} else if f.Arg == nil && normAggFn(f.Fn) != "count_star" {
+			return nil, fmt.Errorf("%w: aggregate %s needs an argument", ErrPlan, f.Fn)
+		}
+		st, err := newAggState(f.Fn, t, f.Type)
+		if err != nil {
+			return nil, err
+		}
+		s.states = append(s.states, st)
+		if f.Distinct {
+			s.distinct = append(s.distinct, map[string]struct{}{})
+		} else {
+			s.distinct = append(s.distinct, nil)
+		}
+	}
+	for _, st := range s.states {
+		st.grow(s.groups.n)
+	}
+	return s, nil
+}
+
+type hashAggStream struct {
+	a         *HashAggregate
+	tc        *TaskContext
+	in        Stream
+	ec        *expr.Context
+	schema    *arrow.Schema
+	groups    *groupTable
+	states    []aggState
+	stateCols [][]int
+	distinct  []map[string]struct{}
+	distBytes int64
+	reserved  int64
+	gids      []int32
+	denc      keyEncoder
+	dkey      []byte
+
+	built bool
+	out   []arrow.Array
+	pos   int
+}
+
+func (s *hashAggStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if !s.built {
+		if err := s.consume(ctx); err != nil {
+			return nil, err
+		}
+		s.built = true
+	}
+	n := s.groups.n
+	if s.out == nil || s.pos >= n {
+		return nil, io.EOF
+	}
+	start, end := s.pos, min(s.pos+BatchSize, n)
+	cols := sliceArrays(s.out, start, end)
+	s.pos = end
+	return newBatch(s.schema, cols, end-start), nil
+}
+
+func (s *hashAggStream) consume(ctx context.Context) error {
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		b, err := s.in.Next(ctx)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		err = s.add(b)
+		b.Release()
+		if err != nil {
+			return err
+		}
+	}
+	s.in.Close()
+	s.in = nil
+	return s.finish()
+}
+
+// add folds one input batch in: group ids for the whole batch first, then
+// one typed pass per aggregate.
+func (s *hashAggStream) add(b arrow.RecordBatch) error {
+	n := int(b.NumRows())
+	if n == 0 {
+		return nil
+	}
+	var keys []arrow.Array
+	var err error
+	if s.a.Mode == AggFinal {
+		keys = make([]arrow.Array, len(s.a.GroupBy))
+		for i := range keys {
+			keys[i] = b.Column(i)
+			keys[i].Retain()
+		}
+	} else if keys, err = evalExprs(s.ec, s.a.GroupBy, b); err != nil {
+		return err
+	}
+	s.gids, err = s.groups.ids(keys, n, s.gids)
+	releaseArrays(keys)
+	if err != nil {
+		return err
+	}
+	for _, st := range s.states {
+		st.grow(s.groups.n)
+	}
+	for i, f := range s.a.Aggs {
+		st := s.states[i]
+		if s.a.Mode == AggFinal {
+			cols := make([]arrow.Array, len(s.stateCols[i]))
+			for k, c := range s.stateCols[i] {
+				cols[k] = b.Column(c)
+			}
+			if err := st.merge(s.gids, cols); err != nil {
+				return err
+			}
+			continue
+		}
+		if f.Arg == nil {
+			if err := st.update(s.gids, nil); err != nil {
+				return err
+			}
+			continue
+		}
+		arg, err := f.Arg.Eval(s.ec, b)
+		if err != nil {
+			return err
+		}
+		gids := s.gids
+		if s.distinct[i] != nil {
+			var dArg arrow.Array
+			dArg, gids, err = s.firstSeen(i, arg, gids)
+			arg.Release()
+			if err != nil {
+				return err
+			}
+			arg = dArg
+		}
+		err = st.update(gids, arg)
+		arg.Release()
+		if err != nil {
+			return err
+		}
+	}
+	return s.reserve()
+}
+
+// firstSeen keeps the rows whose (group, value) pair was not seen before,
+// which turns any aggregate into its DISTINCT form. NULLs are dropped.
+func (s *hashAggStream) firstSeen(i int, arg arrow.Array, gids []int32) (arrow.Array, []int32, error) {
+	if err := s.denc.encode([]arrow.Array{arg}, arg.Len()); err != nil {
+		return nil, nil, err
+	}
+	set := s.distinct[i]
+	var sel []int32
+	var kept []int32
+	for r, g := range gids {
+		if s.denc.hasNull[r] {
+			continue
+		}
+		s.dkey = binary.LittleEndian.AppendUint32(s.dkey[:0], uint32(g))
+		s.dkey = append(s.dkey, s.denc.key(r)...)
+		if _, ok := set[string(s.dkey)]; ok {
+			continue
+		}
+		set[string(s.dkey)] = struct{}{}
+		s.distBytes += int64(len(s.dkey)) + 48
+		sel = append(sel, int32(r))
+		kept = append(kept, g)
+	}
+	out, err := takeArrays(s.ec.Alloc, []arrow.Array{arg}, sel)
+	if err != nil {
+		return nil, nil, err
+	}
+	return out[0], kept, nil
+}
+
+// reserve keeps the budget reservation ahead of the table's estimated
+// size, growing in steps so the shared counter is touched rarely.
+func (s *hashAggStream) reserve() error {
+	need := s.groups.bytes() + int64(s.groups.n)*int64(24*len(s.states)) + s.distBytes
+	if need <= s.reserved {
+		return nil
+	}
+	step := max(need-s.reserved, need/4, 1<<20)
+	if err := s.tc.Memory.Reserve("hash aggregate", step); err != nil {
+		return err
+	}
+	s.reserved += step
+	return nil
+}
+
+func (s *hashAggStream) finish() error {
+	alloc := s.ec.Alloc
+	n := s.groups.n
+	out, err := s.groups.arrays(alloc)
+	if err != nil {
+		return err
+	}
+	for _, st := range s.states {
+		if s.a.Mode == AggPartial {
+			cols, err := st.partial(alloc, n)
+			if err != nil {
+				releaseArrays(out)
+				return err
+			}
+			out = append(out, cols...)
+			continue
+		}
+		a, err := st.final(alloc, n)
+		if err != nil {
+			releaseArrays(out)
+			return err
+		}
+		out = append(out, a)
+	}
+	// Cast results whose type the state does not produce natively
+	// (e.g. count as a narrower integer) so batches match the schema.
+	for i, a := range out {
+		want := s.schema.Field(i).Type
+		if !arrow.TypeEqual(a.DataType(), want) {
+			c, err := castArray(alloc, a, want)
+			if err != nil {
+				releaseArrays(out)
+				return err
+			}
+			a.Release()
+			out[i] = c
+		}
+	}
+	s.out = out
+	s.states = nil
+	s.distinct = nil
+	return nil
+}
+
+func (s *hashAggStream) Close() {
+	if s.in != nil {
+		s.in.Close()
+		s.in = nil
+	}
+	releaseArrays(s.out)
+	s.out = nil
+	s.pos = 0
+	s.groups = &groupTable{}
+	s.tc.Memory.Release(s.reserved)
+	s.reserved = 0
+}
+
+// groupTable assigns dense group ids to key tuples and remembers each
+// group's key values. A single integer key uses a map keyed by int64; other
+// keys use the byte encoding of keyEncoder. NULL is a key value like any
+// other, so NULLs group together.
+type groupTable struct {
+	types  []arrow.DataType
+	intKey bool
+	ints   map[int64]int32
+	null   int32
+	strs   map[string]int32
+	enc    keyEncoder
+	ibuf   []int64
+	cols   []groupKeyCol
+	n      int
+	varLen int64
+}
+
+type groupKeyCol struct {
+	dt    arrow.DataType
+	w     int
+	raw   []byte
+	strs  []string
+	valid []bool
+}
+
+func newGroupTable(types []arrow.DataType) *groupTable {
+	g := &groupTable{types: types, null: -1}
+	if len(types) == 0 {
+		g.n = 1 // no GROUP BY: one group, even for empty input
+		return g
+	}
+	g.intKey = len(types) == 1 && intKeyType(types[0])
+	if g.intKey {
+		g.ints = map[int64]int32{}
+	} else {
+		g.strs = map[string]int32{}
+	}
+	for _, t := range types {
+		w := fixedWidth(t)
+		if t.ID() == arrow.BOOL {
+			w = 1
+		}
+		g.cols = append(g.cols, groupKeyCol{dt: t, w: w})
+	}
+	return g
+}
+
+func (g *groupTable) bytes() int64 {
+	per := int64(48)
+	for _, c := range g.cols {
+		per += int64(max(c.w, 16)) + 1
+	}
+	return int64(g.n)*per + g.varLen
+}
+
+// ids fills out with the group id of every row, adding new groups.
+func (g *groupTable) ids(keys []arrow.Array, n int, out []int32) ([]int32, error) {
+	out = growSlice(out[:0], n)
+	if len(g.types) == 0 {
+		clear(out)
+		return out, nil
+	}
+	if g.intKey {
+		k := keys[0]
+		g.ibuf = intKeys(k, g.ibuf)
+		bits, off := validity(k)
+		for i, v := range g.ibuf {
+			if !isValid(bits, off, i) {
+				if g.null < 0 {
+					g.null = int32(g.n)
+					g.addGroup(keys, i)
+				}
+				out[i] = g.null
+				continue
+			}
+			id, ok := g.ints[v]
+			if !ok {
+				id = int32(g.n)
+				g.ints[v] = id
+				g.addGroup(keys, i)
+			}
+			out[i] = id
+		}
+		return out, nil
+	}
+	if err := g.enc.encode(keys, n); err != nil {
+		return nil, err
+	}
+	for i := 0; i < n; i++ {
+		k := g.enc.key(i)
+		id, ok := g.strs[string(k)]
+		if !ok {
+			id = int32(g.n)
+			g.strs[string(k)] = id
+			g.varLen += int64(len(k))
+			g.addGroup(keys, i)
+		}
+		out[i] = id
+	}
+	return out, nil
+}
+
+// addGroup records row i's key values as group g.n. It runs once per new
+// group, not per row.
+func (g *groupTable) addGroup(keys []arrow.Array, i int) {
+	for c := range g.cols {
+		kc := &g.cols[c]
+		a := keys[c]
+		valid := a.IsValid(i)
+		kc.valid = append(kc.valid, valid)
+		switch {
+		case a.DataType().ID() == arrow.BOOL:
+			v := byte(0)
+			if valid && a.(*array.Boolean).Value(i) {
+				v = 1
+			}
+			kc.raw = append(kc.raw, v)
+		case kc.w > 0:
+			d := a.Data()
+			raw := d.Buffers()[1].Bytes()
+			p := (d.Offset() + i) * kc.w
+			kc.raw = append(kc.raw, raw[p:p+kc.w]...)
+		default:
+			v := ""
+			if valid {
+				vb, _ := varBytes(a)
+				v = strings.Clone(vb(i))
+			}
+			g.varLen += int64(len(v))
+			kc.strs = append(kc.strs, v)
+		}
+	}
+	g.n++
+}
+
+// arrays returns the key columns of all groups.
+func (g *groupTable) arrays(alloc memory.Allocator) ([]arrow.Array, error) {
+	out := make([]arrow.Array, 0, len(g.cols))
+	for _, c := range g.cols {
+		var a arrow.Array
+		var err error
+		switch {
+		case c.dt.ID() == arrow.BOOL:
+			vals := make([]bool, len(c.raw))
+			for i, v := range c.raw {
+				vals[i] = v == 1
+			}
+			a = boolArray(alloc, vals, c.valid)
+		case c.w > 0:
+			a = fixedFromBytes(alloc, c.dt, c.raw, len(c.valid), c.valid)
+		default:
+			a, err = stringArray(alloc, c.dt, c.strs, c.valid)
+		}
+		if err != nil {
+			releaseArrays(out)
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
