@@ -691,7 +691,9 @@ func (s *minMaxState[T]) update(gids []int32, arg arrow.Array) error {
 	return nil
 }
 
-func (s *minMaxState[T]) merge(gids []int32, cols []arrow.Array) error { return s.update(gids, cols[0]) }
+func (s *minMaxState[T]) merge(gids []int32, cols []arrow.Array) error {
+	return s.update(gids, cols[0])
+}
 
 func (s *minMaxState[T]) combine(dst, src int) {
 	if !s.seen[src] {
@@ -745,7 +747,9 @@ func (s *decMinMaxState) update(gids []int32, arg arrow.Array) error {
 	return nil
 }
 
-func (s *decMinMaxState) merge(gids []int32, cols []arrow.Array) error { return s.update(gids, cols[0]) }
+func (s *decMinMaxState) merge(gids []int32, cols []arrow.Array) error {
+	return s.update(gids, cols[0])
+}
 
 func (s *decMinMaxState) combine(dst, src int) {
 	if s.seen[src] {
@@ -799,7 +803,9 @@ func (s *strMinMaxState) update(gids []int32, arg arrow.Array) error {
 	return nil
 }
 
-func (s *strMinMaxState) merge(gids []int32, cols []arrow.Array) error { return s.update(gids, cols[0]) }
+func (s *strMinMaxState) merge(gids []int32, cols []arrow.Array) error {
+	return s.update(gids, cols[0])
+}
 
 func (s *strMinMaxState) combine(dst, src int) {
 	if s.seen[src] {
