@@ -176,7 +176,7 @@ func coerce(e Expr, to arrow.DataType) (Expr, error) {
 	if l, ok := e.(*Literal); ok {
 		return castLiteral(l, to)
 	}
-	return NewCast(e, to)
+	return newImplicitCast(e, to)
 }
 
 // castLiteral converts a constant at bind time so kernels see one type.

@@ -33,9 +33,42 @@ func NewCast(x Expr, to arrow.DataType) (Expr, error) {
 	if err := checkCast(x.DataType(), to); err != nil {
 		return nil, err
 	}
-	return newCall("cast", to, arrayKernel(func(ctx *Context, args []arrow.Array, _ int) (arrow.Array, error) {
-		return castArray(ctx, args[0], to)
-	}), x), nil
+	return newCall("cast", to, castKernel{to: to}, x), nil
+}
+
+// castKernel evaluates CAST. implicit marks the casts NewCall inserts, so
+// Rewrite can drop them and let NewCall derive them again for the new
+// argument types.
+type castKernel struct {
+	to       arrow.DataType
+	implicit bool
+}
+
+func (k castKernel) eval(ctx *Context, c *Call, batch arrow.RecordBatch) (arrow.Array, error) {
+	a, err := c.Args[0].Eval(ctx, batch)
+	if err != nil {
+		return nil, err
+	}
+	defer a.Release()
+	return castArray(ctx, a, k.to)
+}
+
+func isImplicitCast(e Expr) (Expr, bool) {
+	if c, ok := e.(*Call); ok && c.Fn == "cast" {
+		if k, ok := c.impl.(castKernel); ok && k.implicit {
+			return c.Args[0], true
+		}
+	}
+	return nil, false
+}
+
+// newImplicitCast is NewCast for the conversions NewCall inserts.
+func newImplicitCast(x Expr, to arrow.DataType) (Expr, error) {
+	e, err := NewCast(x, to)
+	if c, ok := e.(*Call); ok && err == nil && c.Fn == "cast" && c.Args[0] == x {
+		c.impl = castKernel{to: to, implicit: true}
+	}
+	return e, err
 }
 
 func castable(t arrow.DataType) bool {

@@ -24,11 +24,20 @@ func Walk(e Expr, fn func(Expr) bool) {
 // and implicit casts are derived again) and then handed to fn, whose result
 // replaces it.
 func Rewrite(e Expr, fn func(Expr) (Expr, error)) (Expr, error) {
+	return rewrite(e, fn, true)
+}
+
+func rewrite(e Expr, fn func(Expr) (Expr, error), root bool) (Expr, error) {
+	// An implicit cast below the root is dropped: the parent's NewCall
+	// inserts whatever cast the rewritten argument needs.
+	if x, ok := isImplicitCast(e); ok && !root {
+		return rewrite(x, fn, false)
+	}
 	if c, ok := e.(*Call); ok {
 		args := make([]Expr, len(c.Args))
 		changed := false
 		for i, a := range c.Args {
-			na, err := Rewrite(a, fn)
+			na, err := rewrite(a, fn, false)
 			if err != nil {
 				return nil, err
 			}

@@ -1,0 +1,71 @@
+package expr
+
+import (
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+func benchBatch(b *testing.B) arrow.RecordBatch {
+	mem := memory.NewGoAllocator()
+	const n = 8192
+	db := array.NewDecimal128Builder(mem, decType(7, 2))
+	ib := array.NewInt64Builder(mem)
+	for i := 0; i < n; i++ {
+		db.Append(decimal128.FromI64(int64(i*37%100000 - 50000)))
+		ib.Append(int64(i * 7919 % 10007))
+	}
+	d, iv := db.NewArray(), ib.NewArray()
+	db.Release()
+	ib.Release()
+	schema := arrow.NewSchema([]arrow.Field{{Name: "d", Type: d.DataType()}, {Name: "i", Type: iv.DataType()}}, nil)
+	batch := array.NewRecordBatch(schema, []arrow.Array{d, iv}, n)
+	d.Release()
+	iv.Release()
+	b.Cleanup(batch.Release)
+	return batch
+}
+
+func benchEval(b *testing.B, e Expr, batch arrow.RecordBatch) {
+	ctx := &Context{Alloc: memory.NewGoAllocator()}
+	b.SetBytes(8192)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		a, err := e.Eval(ctx, batch)
+		if err != nil {
+			b.Fatal(err)
+		}
+		a.Release()
+	}
+}
+
+func BenchmarkDecimalMultiply(b *testing.B) {
+	batch := benchBatch(b)
+	d := NewColumn(0, batch.Column(0).DataType(), "d")
+	e, err := NewCall("*", d, dec("1.05", 3, 2))
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchEval(b, e, batch)
+}
+
+func BenchmarkCompareInt64(b *testing.B) {
+	batch := benchBatch(b)
+	e, err := NewCall("<", NewColumn(1, tInt64, "i"), i64(5000))
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchEval(b, e, batch)
+}
+
+func BenchmarkCompareDecimal(b *testing.B) {
+	batch := benchBatch(b)
+	e, err := NewCall(">=", NewColumn(0, batch.Column(0).DataType(), "d"), dec("12.50", 4, 2))
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchEval(b, e, batch)
+}
