@@ -1,0 +1,657 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/fsql-dev/fsql/exec/expr"
+)
+
+// JoinType is the kind of a join.
+type JoinType int
+
+const (
+	// InnerJoin emits every matching (probe, build) pair.
+	InnerJoin JoinType = iota
+	// LeftJoin preserves the probe side: unmatched probe rows get NULL
+	// build columns.
+	LeftJoin
+	// RightJoin preserves the build side: unmatched build rows of this task
+	// get NULL probe columns, emitted after the probe side is exhausted.
+	RightJoin
+	// FullJoin preserves both sides.
+	FullJoin
+	// SemiJoin emits each probe row that has a match, once (EXISTS, IN).
+	SemiJoin
+	// AntiJoin emits each probe row without a match (NOT EXISTS).
+	AntiJoin
+	// NullAwareAntiJoin is NOT IN: a NULL build key makes every probe row
+	// unknown (no rows); a probe row with a NULL key is dropped unless the
+	// build side is empty.
+	NullAwareAntiJoin
+	// MarkJoin emits every probe row plus a nullable boolean "mark": true
+	// if it has a match, NULL if it has none but a NULL key took part (the
+	// IN result under three-valued logic), false otherwise.
+	MarkJoin
+)
+
+func (t JoinType) String() string {
+	switch t {
+	case InnerJoin:
+		return "inner"
+	case LeftJoin:
+		return "left"
+	case RightJoin:
+		return "right"
+	case FullJoin:
+		return "full"
+	case SemiJoin:
+		return "semi"
+	case AntiJoin:
+		return "anti"
+	case NullAwareAntiJoin:
+		return "null-aware anti"
+	case MarkJoin:
+		return "mark"
+	}
+	return fmt.Sprintf("join(%d)", int(t))
+}
+
+// emitsPairs reports whether the output holds build columns.
+func (t JoinType) emitsPairs() bool { return t <= FullJoin }
+
+// joinSchema is probe columns then build columns for pair-emitting joins
+// (the side that may be NULL-extended marked nullable), probe columns for
+// semi and anti joins, and probe columns plus "mark" for a mark join.
+func joinSchema(t JoinType, probe, build *arrow.Schema) *arrow.Schema {
+	var fs []arrow.Field
+	for _, f := range probe.Fields() {
+		if t == RightJoin || t == FullJoin {
+			f.Nullable = true
+		}
+		fs = append(fs, f)
+	}
+	switch {
+	case t.emitsPairs():
+		for _, f := range build.Fields() {
+			if t == LeftJoin || t == FullJoin {
+				f.Nullable = true
+			}
+			fs = append(fs, f)
+		}
+	case t == MarkJoin:
+		fs = append(fs, arrow.Field{Name: "mark", Type: arrow.FixedWidthTypes.Boolean, Nullable: true})
+	}
+	return arrow.NewSchema(fs, nil)
+}
+
+// pairSchema is the schema of a joined row as Residual sees it.
+func pairSchema(probe, build *arrow.Schema) *arrow.Schema {
+	return arrow.NewSchema(append(append([]arrow.Field{}, probe.Fields()...), build.Fields()...), nil)
+}
+
+// HashJoin joins Probe rows to Build rows with equal keys. The build side
+// is read completely into a hash table; the probe side streams batch by
+// batch. NULL keys never match. Residual, when set, is evaluated over the
+// joined row (probe columns then build columns); a key match failing it is
+// no match.
+type HashJoin struct {
+	Type                 JoinType
+	Build, Probe         Node
+	BuildKeys, ProbeKeys []expr.Expr
+	Residual             expr.Expr
+}
+
+// Schema implements Node.
+func (j *HashJoin) Schema() *arrow.Schema {
+	return joinSchema(j.Type, j.Probe.Schema(), j.Build.Schema())
+}
+
+// Children implements Node: build first, then probe.
+func (j *HashJoin) Children() []Node { return []Node{j.Build, j.Probe} }
+
+// String implements Node.
+func (j *HashJoin) String() string {
+	s := fmt.Sprintf("HashJoin(%s, probe [%s] = build [%s]", j.Type, exprList(j.ProbeKeys), exprList(j.BuildKeys))
+	if j.Residual != nil {
+		s += ", residual " + j.Residual.String()
+	}
+	return s + ")"
+}
+
+// Open implements Node.
+func (j *HashJoin) Open(tc *TaskContext, inputs []Stream) (Stream, error) {
+	if len(inputs) != 2 {
+		return nil, fmt.Errorf("%w: HashJoin wants 2 inputs, got %d", ErrInternal, len(inputs))
+	}
+	if len(j.BuildKeys) != len(j.ProbeKeys) || len(j.BuildKeys) == 0 {
+		return nil, fmt.Errorf("%w: hash join needs equally many build and probe keys (got %d and %d)", ErrInternal, len(j.BuildKeys), len(j.ProbeKeys))
+	}
+	if j.Type > MarkJoin || j.Type < InnerJoin {
+		return nil, fmt.Errorf("%w: join type %s", ErrNotImplemented, j.Type)
+	}
+	intKey := len(j.BuildKeys) == 1 && intKeyType(j.BuildKeys[0].DataType()) && intKeyType(j.ProbeKeys[0].DataType())
+	return &hashJoinStream{
+		j: j, tc: tc, ec: exprContext(tc), build: inputs[0], probe: inputs[1],
+		schema: j.Schema(), pairs: pairSchema(j.Probe.Schema(), j.Build.Schema()),
+		intKey: intKey, prow: 0, pcur: -1,
+	}, nil
+}
+
+type hashJoinStream struct {
+	j              *HashJoin
+	tc             *TaskContext
+	ec             *expr.Context
+	build, probe   Stream
+	schema, pairs  *arrow.Schema
+	reserved       int64
+	built          bool
+	buildCols      []arrow.Array
+	nb             int
+	intKey         bool
+	ihead          map[int64]int32
+	shead          map[string]int32
+	next           []int32
+	buildNullKey   bool
+	buildMatched   []bool
+	enc            keyEncoder
+	ibuf           []int64
+	pb             arrow.RecordBatch
+	heads          []int32
+	pnull          []bool
+	pmatched       []bool
+	prow           int
+	pcur           int32
+	pi, bi         []int32
+	pending        []arrow.RecordBatch
+	probeDone      bool
+	tailDone       bool
+	tailPos        int
+	finishedOutput bool
+}
+
+func (s *hashJoinStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	if !s.built {
+		if err := s.buildSide(ctx); err != nil {
+			return nil, err
+		}
+		s.built = true
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if len(s.pending) > 0 {
+			b := s.pending[0]
+			s.pending = s.pending[1:]
+			return b, nil
+		}
+		if s.finishedOutput {
+			return nil, io.EOF
+		}
+		if s.pb == nil {
+			if s.probeDone {
+				if err := s.emitUnmatchedBuild(); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			b, err := s.probe.Next(ctx)
+			if err == io.EOF {
+				s.probeDone = true
+				s.probe.Close()
+				s.probe = nil
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			if err := s.startProbe(b); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if err := s.step(); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// buildSide reads the whole build input and indexes it by key.
+func (s *hashJoinStream) buildSide(ctx context.Context) error {
+	var batches []arrow.RecordBatch
+	defer func() { releaseBatches(batches) }()
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		b, err := s.build.Next(ctx)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if b.NumRows() == 0 {
+			b.Release()
+			continue
+		}
+		batches = append(batches, b)
+		n := batchBytes(b)
+		if err := s.tc.Memory.Reserve("hash join build", n); err != nil {
+			return err
+		}
+		s.reserved += n
+	}
+	s.build.Close()
+	s.build = nil
+	cols, err := concatColumns(s.ec.Alloc, s.j.Build.Schema(), batches)
+	if err != nil {
+		return err
+	}
+	s.buildCols = cols
+	for _, b := range batches {
+		s.nb += int(b.NumRows())
+	}
+	releaseBatches(batches)
+	batches = nil
+	if s.nb == 0 {
+		switch s.j.Type {
+		case InnerJoin, SemiJoin, RightJoin:
+			// Nothing can match and nothing of the probe side is kept.
+			s.finishedOutput = true
+		}
+		return nil
+	}
+	// Key columns over the concatenated build rows.
+	bb := array.NewRecordBatch(s.j.Build.Schema(), s.buildCols, int64(s.nb))
+	keys, err := evalExprs(s.ec, s.j.BuildKeys, bb)
+	bb.Release()
+	if err != nil {
+		return err
+	}
+	defer releaseArrays(keys)
+	table := int64(s.nb) * 48
+	if err := s.tc.Memory.Reserve("hash join build", table); err != nil {
+		return err
+	}
+	s.reserved += table
+	s.next = make([]int32, s.nb)
+	if s.j.Type == RightJoin || s.j.Type == FullJoin {
+		s.buildMatched = make([]bool, s.nb)
+	}
+	if s.intKey {
+		s.ihead = make(map[int64]int32, s.nb)
+		vals := intKeys(keys[0], nil)
+		bits, off := validity(keys[0])
+		for i := s.nb - 1; i >= 0; i-- {
+			if !isValid(bits, off, i) {
+				s.buildNullKey = true
+				continue
+			}
+			h, ok := s.ihead[vals[i]]
+			if !ok {
+				h = -1
+			}
+			s.next[i] = h
+			s.ihead[vals[i]] = int32(i)
+		}
+		return nil
+	}
+	if err := s.enc.encode(keys, s.nb); err != nil {
+		return err
+	}
+	s.shead = make(map[string]int32, s.nb)
+	for i := s.nb - 1; i >= 0; i-- {
+		if s.enc.hasNull[i] {
+			s.buildNullKey = true
+			continue
+		}
+		k := s.enc.key(i)
+		h, ok := s.shead[string(k)]
+		if !ok {
+			h = -1
+		}
+		s.next[i] = h
+		s.shead[string(k)] = int32(i)
+	}
+	return nil
+}
+
+// startProbe looks up the chain head of every row of a new probe batch.
+func (s *hashJoinStream) startProbe(b arrow.RecordBatch) error {
+	n := int(b.NumRows())
+	if n == 0 || (s.j.Type == NullAwareAntiJoin && s.buildNullKey) {
+		// NOT IN over a set holding NULL is never true.
+		b.Release()
+		return nil
+	}
+	s.pb = b
+	s.prow, s.pcur = 0, -1
+	s.heads = growSlice(s.heads[:0], n)
+	s.pnull = growSlice(s.pnull[:0], n)
+	s.pmatched = growSlice(s.pmatched[:0], n)
+	clear(s.pmatched)
+	if s.nb == 0 {
+		for i := range s.heads {
+			s.heads[i] = -1
+		}
+		// Against an empty build side NULL probe keys do not matter:
+		// x IN () is false and x NOT IN () true even for a NULL x.
+		clear(s.pnull)
+		return nil
+	}
+	keys, err := evalExprs(s.ec, s.j.ProbeKeys, b)
+	if err != nil {
+		return err
+	}
+	defer releaseArrays(keys)
+	if s.intKey {
+		s.ibuf = intKeys(keys[0], s.ibuf)
+		bits, off := validity(keys[0])
+		for i, v := range s.ibuf {
+			if !isValid(bits, off, i) {
+				s.heads[i], s.pnull[i] = -1, true
+				continue
+			}
+			s.pnull[i] = false
+			h, ok := s.ihead[v]
+			if !ok {
+				h = -1
+			}
+			s.heads[i] = h
+		}
+		return nil
+	}
+	if err := s.enc.encode(keys, n); err != nil {
+		return err
+	}
+	for i := 0; i < n; i++ {
+		if s.enc.hasNull[i] {
+			s.heads[i], s.pnull[i] = -1, true
+			continue
+		}
+		s.pnull[i] = false
+		h, ok := s.shead[string(s.enc.key(i))]
+		if !ok {
+			h = -1
+		}
+		s.heads[i] = h
+	}
+	return nil
+}
+
+// step produces up to one batch worth of candidate pairs from the current
+// probe batch, and the per-row output once the batch is done.
+func (s *hashJoinStream) step() error {
+	n := int(s.pb.NumRows())
+	t := s.j.Type
+	if !t.emitsPairs() && s.j.Residual == nil {
+		// Existence is all semi, anti and mark joins need.
+		for i := 0; i < n; i++ {
+			s.pmatched[i] = s.heads[i] >= 0
+		}
+		s.prow = n
+		return s.finishProbe()
+	}
+	s.pi, s.bi = s.pi[:0], s.bi[:0]
+	for s.prow < n && len(s.pi) < BatchSize {
+		if s.pcur < 0 {
+			s.pcur = s.heads[s.prow]
+			if s.pcur < 0 {
+				s.prow++
+				continue
+			}
+		}
+		for s.pcur >= 0 && len(s.pi) < BatchSize {
+			s.pi = append(s.pi, int32(s.prow))
+			s.bi = append(s.bi, s.pcur)
+			s.pcur = s.next[s.pcur]
+		}
+		if s.pcur < 0 {
+			s.prow++
+		}
+	}
+	if len(s.pi) > 0 {
+		if err := s.emitPairs(); err != nil {
+			return err
+		}
+	}
+	if s.prow >= n {
+		return s.finishProbe()
+	}
+	return nil
+}
+
+// gather builds joined rows: probe row pi[k] (NULL when -1 or no probe
+// batch) next to build row bi[k] (NULL when -1).
+func (s *hashJoinStream) gather(pb arrow.RecordBatch, pi, bi []int32, schema *arrow.Schema) (arrow.RecordBatch, error) {
+	alloc := s.ec.Alloc
+	var cols []arrow.Array
+	if pb != nil {
+		pc, err := takeArrays(alloc, pb.Columns(), pi)
+		if err != nil {
+			return nil, err
+		}
+		cols = pc
+	} else {
+		for _, f := range s.j.Probe.Schema().Fields() {
+			cols = append(cols, array.MakeArrayOfNull(alloc, f.Type, len(bi)))
+		}
+	}
+	bc, err := takeArrays(alloc, s.buildCols, bi)
+	if err != nil {
+		releaseArrays(cols)
+		return nil, err
+	}
+	return newBatch(schema, append(cols, bc...), len(bi)), nil
+}
+
+func (s *hashJoinStream) emitPairs() error {
+	t := s.j.Type
+	schema := s.pairs
+	if t.emitsPairs() {
+		schema = s.schema
+	}
+	joined, err := s.gather(s.pb, s.pi, s.bi, schema)
+	if err != nil {
+		return err
+	}
+	if s.j.Residual == nil {
+		for k, p := range s.pi {
+			s.pmatched[p] = true
+			if s.buildMatched != nil {
+				s.buildMatched[s.bi[k]] = true
+			}
+		}
+		s.pending = append(s.pending, joined)
+		return nil
+	}
+	defer joined.Release()
+	m, err := s.j.Residual.Eval(s.ec, joined)
+	if err != nil {
+		return err
+	}
+	defer m.Release()
+	mask, ok := m.(*array.Boolean)
+	if !ok {
+		return fmt.Errorf("%w: join condition %s returned %s", ErrInternal, s.j.Residual, m.DataType())
+	}
+	bits, off := validity(mask)
+	for k, p := range s.pi {
+		if isValid(bits, off, k) && mask.Value(k) {
+			s.pmatched[p] = true
+			if s.buildMatched != nil {
+				s.buildMatched[s.bi[k]] = true
+			}
+		}
+	}
+	if !t.emitsPairs() {
+		return nil
+	}
+	out, err := filterByMask(s.ec, joined, mask)
+	if err != nil || out == nil {
+		return err
+	}
+	s.pending = append(s.pending, out)
+	return nil
+}
+
+// finishProbe emits what depends on all matches of the probe batch
+// (unmatched rows, semi/anti/mark output) and releases it.
+func (s *hashJoinStream) finishProbe() error {
+	pb := s.pb
+	s.pb = nil
+	defer pb.Release()
+	n := int(pb.NumRows())
+	var keep []int32
+	switch s.j.Type {
+	case LeftJoin, FullJoin:
+		for i := 0; i < n; i++ {
+			if !s.pmatched[i] {
+				keep = append(keep, int32(i))
+			}
+		}
+		if len(keep) == 0 {
+			return nil
+		}
+		nulls := make([]int32, len(keep))
+		for i := range nulls {
+			nulls[i] = -1
+		}
+		for start := 0; start < len(keep); start += BatchSize {
+			end := min(start+BatchSize, len(keep))
+			b, err := s.gather(pb, keep[start:end], nulls[start:end], s.schema)
+			if err != nil {
+				return err
+			}
+			s.pending = append(s.pending, b)
+		}
+		return nil
+	case SemiJoin:
+		for i := 0; i < n; i++ {
+			if s.pmatched[i] {
+				keep = append(keep, int32(i))
+			}
+		}
+	case AntiJoin:
+		for i := 0; i < n; i++ {
+			if !s.pmatched[i] {
+				keep = append(keep, int32(i))
+			}
+		}
+	case NullAwareAntiJoin:
+		for i := 0; i < n; i++ {
+			if !s.pmatched[i] && (!s.pnull[i] || s.nb == 0) {
+				keep = append(keep, int32(i))
+			}
+		}
+	case MarkJoin:
+		vals := make([]bool, n)
+		valid := make([]bool, n)
+		for i := 0; i < n; i++ {
+			switch {
+			case s.pmatched[i]:
+				vals[i], valid[i] = true, true
+			case s.nb > 0 && (s.pnull[i] || s.buildNullKey):
+				// x IN (set with NULL) or NULL IN (non-empty set): unknown.
+			default:
+				valid[i] = true
+			}
+		}
+		mark := boolArray(s.ec.Alloc, vals, valid)
+		cols := append(append([]arrow.Array{}, pb.Columns()...), mark)
+		for _, c := range pb.Columns() {
+			c.Retain()
+		}
+		s.pending = append(s.pending, newBatch(s.schema, cols, n))
+		return nil
+	default:
+		return nil
+	}
+	if len(keep) == n {
+		s.pending = append(s.pending, array.NewRecordBatch(s.schema, pb.Columns(), int64(n)))
+		return nil
+	}
+	if len(keep) == 0 {
+		return nil
+	}
+	cols, err := takeArrays(s.ec.Alloc, pb.Columns(), keep)
+	if err != nil {
+		return err
+	}
+	s.pending = append(s.pending, newBatch(s.schema, cols, len(keep)))
+	return nil
+}
+
+// emitUnmatchedBuild emits, for right and full joins, the build rows no
+// probe row matched, one batch per call.
+func (s *hashJoinStream) emitUnmatchedBuild() error {
+	if s.buildMatched == nil || s.tailDone {
+		s.finishedOutput = true
+		return nil
+	}
+	var bi []int32
+	for s.tailPos < s.nb && len(bi) < BatchSize {
+		if !s.buildMatched[s.tailPos] {
+			bi = append(bi, int32(s.tailPos))
+		}
+		s.tailPos++
+	}
+	if s.tailPos >= s.nb {
+		s.tailDone = true
+	}
+	if len(bi) == 0 {
+		return nil
+	}
+	b, err := s.gather(nil, nil, bi, s.schema)
+	if err != nil {
+		return err
+	}
+	s.pending = append(s.pending, b)
+	return nil
+}
+
+// filterByMask keeps the rows of b where mask is TRUE (nil when none).
+func filterByMask(ec *expr.Context, b arrow.RecordBatch, mask *array.Boolean) (arrow.RecordBatch, error) {
+	return filterBatch(ec, maskExpr{mask}, b)
+}
+
+// maskExpr hands out a precomputed boolean column as an expression.
+type maskExpr struct{ m *array.Boolean }
+
+func (m maskExpr) DataType() arrow.DataType { return arrow.FixedWidthTypes.Boolean }
+func (m maskExpr) Eval(*expr.Context, arrow.RecordBatch) (arrow.Array, error) {
+	m.m.Retain()
+	return m.m, nil
+}
+func (m maskExpr) Children() []expr.Expr { return nil }
+func (m maskExpr) String() string        { return "mask" }
+
+func (s *hashJoinStream) Close() {
+	if s.build != nil {
+		s.build.Close()
+		s.build = nil
+	}
+	if s.probe != nil {
+		s.probe.Close()
+		s.probe = nil
+	}
+	if s.pb != nil {
+		s.pb.Release()
+		s.pb = nil
+	}
+	releaseBatches(s.pending)
+	s.pending = nil
+	releaseArrays(s.buildCols)
+	s.buildCols = nil
+	s.ihead, s.shead, s.next = nil, nil, nil
+	s.tc.Memory.Release(s.reserved)
+	s.reserved = 0
+	s.finishedOutput = true
+	s.built = true
+}
