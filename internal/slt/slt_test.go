@@ -220,3 +220,44 @@ func TestParseDecimal(t *testing.T) {
 		}
 	}
 }
+
+// TestTestdataFiles parses the repository's .slt files and writes their
+// tables, so a typo in a file fails here, with a line number, rather than
+// as a puzzling engine error. It also checks that every expected row has
+// one value per type letter.
+func TestTestdataFiles(t *testing.T) {
+	paths, err := filepath.Glob(filepath.Join("..", "..", "testdata", "slt", "*.slt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(paths) == 0 {
+		t.Fatal("no testdata/slt/*.slt files")
+	}
+	for _, path := range paths {
+		f, err := ParseFile(path)
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		if err := WriteTables(t.TempDir(), f.Tables()); err != nil {
+			t.Errorf("%s: %v", path, err)
+		}
+		for _, r := range f.Records {
+			if r.Kind != KindQuery {
+				continue
+			}
+			for i, line := range r.Expect {
+				if n := len(strings.Split(line, "\t")); n != len(r.Types) {
+					t.Errorf("%s:%d: expected row %d has %d values, the query declares %d types (%s)", path, r.Line, i+1, n, len(r.Types), r.Types)
+				}
+			}
+			if r.RowSort {
+				for i := 1; i < len(r.Expect); i++ {
+					if r.Expect[i-1] > r.Expect[i] {
+						t.Errorf("%s:%d: rowsort query's expected rows are not sorted (%q before %q)", path, r.Line, r.Expect[i-1], r.Expect[i])
+					}
+				}
+			}
+		}
+	}
+}
