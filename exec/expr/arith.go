@@ -78,7 +78,7 @@ func bindArith(fn string, args []Expr) (Expr, error) {
 			if b, err = coerce(b, tFloat64); err != nil {
 				return nil, err
 			}
-			return newCall(fn, tInt64, arrayKernel(floatIntDiv), a, b), nil
+			return newCall(fn, tInt64, binaryKernel(floatIntDiv), a, b), nil
 		}
 		return bindInts(fn, a, b)
 	case isFloat(ta) || isFloat(tb):
@@ -88,7 +88,7 @@ func bindArith(fn string, args []Expr) (Expr, error) {
 		if b, err = coerce(b, tFloat64); err != nil {
 			return nil, err
 		}
-		return newCall(fn, tFloat64, arrayKernel(floatKernels[fn]), a, b), nil
+		return newCall(fn, tFloat64, binaryKernel(floatKernels[fn]), a, b), nil
 	case isDecimal(ta) || isDecimal(tb) || fn == "/":
 		da, _ := asDecimal(ta)
 		db, _ := asDecimal(tb)
@@ -126,7 +126,7 @@ func bindInts(fn string, a, b Expr) (Expr, error) {
 	if b, err = coerce(b, tInt64); err != nil {
 		return nil, err
 	}
-	return newCall(fn, tInt64, arrayKernel(intKernels[fn]), a, b), nil
+	return newCall(fn, tInt64, binaryKernel(intKernels[fn]), a, b), nil
 }
 
 func bindNeg(fn string, args []Expr) (Expr, error) {
@@ -177,21 +177,21 @@ func mapFixed[S, D arrow.FixedWidthType](ctx *Context, a arrow.Array, to arrow.D
 	return o.finish()
 }
 
-var intKernels = map[string]func(*Context, []arrow.Array, int) (arrow.Array, error){
-	"+": func(ctx *Context, args []arrow.Array, n int) (arrow.Array, error) {
-		return intBinary(ctx, args, "+", func(x, y int64) (int64, bool) {
+var intKernels = map[string]func(*Context, operand, operand, int) (arrow.Array, error){
+	"+": func(ctx *Context, x, y operand, n int) (arrow.Array, error) {
+		return intBinary(ctx, x, y, n, "+", func(x, y int64) (int64, bool) {
 			r := x + y
 			return r, (x >= 0) != (y >= 0) || (r >= 0) == (x >= 0)
 		})
 	},
-	"-": func(ctx *Context, args []arrow.Array, n int) (arrow.Array, error) {
-		return intBinary(ctx, args, "-", func(x, y int64) (int64, bool) {
+	"-": func(ctx *Context, x, y operand, n int) (arrow.Array, error) {
+		return intBinary(ctx, x, y, n, "-", func(x, y int64) (int64, bool) {
 			r := x - y
 			return r, (x >= 0) == (y >= 0) || (r >= 0) == (x >= 0)
 		})
 	},
-	"*": func(ctx *Context, args []arrow.Array, n int) (arrow.Array, error) {
-		return intBinary(ctx, args, "*", func(x, y int64) (int64, bool) {
+	"*": func(ctx *Context, x, y operand, n int) (arrow.Array, error) {
+		return intBinary(ctx, x, y, n, "*", func(x, y int64) (int64, bool) {
 			hi, lo := bits.Mul64(uint64(x), uint64(y))
 			r := int64(lo)
 			// Signed correction of the unsigned high word.
@@ -205,16 +205,16 @@ var intKernels = map[string]func(*Context, []arrow.Array, int) (arrow.Array, err
 			return r, (shi == 0 && r >= 0) || (shi == -1 && r < 0)
 		})
 	},
-	"%": func(ctx *Context, args []arrow.Array, n int) (arrow.Array, error) {
-		return intDivLike(ctx, args, func(x, y int64) int64 {
+	"%": func(ctx *Context, x, y operand, n int) (arrow.Array, error) {
+		return intDivLike(ctx, x, y, n, func(x, y int64) int64 {
 			if y == -1 {
 				return 0
 			}
 			return x % y
 		})
 	},
-	"div": func(ctx *Context, args []arrow.Array, n int) (arrow.Array, error) {
-		return intDivLike(ctx, args, func(x, y int64) int64 {
+	"div": func(ctx *Context, x, y operand, n int) (arrow.Array, error) {
+		return intDivLike(ctx, x, y, n, func(x, y int64) int64 {
 			if y == -1 {
 				return -x // MinInt64 DIV -1 wraps; MySQL errors, rare enough
 			}
@@ -223,13 +223,13 @@ var intKernels = map[string]func(*Context, []arrow.Array, int) (arrow.Array, err
 	},
 }
 
-func intBinary(ctx *Context, args []arrow.Array, op string, f func(x, y int64) (int64, bool)) (arrow.Array, error) {
-	a, b := vals[int64](args[0]), vals[int64](args[1])
-	o := newFixed[int64](ctx.Alloc, tInt64, len(a))
-	o.andValidity(args[0], args[1])
+func intBinary(ctx *Context, x, y operand, n int, op string, f func(x, y int64) (int64, bool)) (arrow.Array, error) {
+	a, b := vals[int64](x.arr), vals[int64](y.arr)
+	o := newFixed[int64](ctx.Alloc, tInt64, n)
+	andOps(o.bits, x, y)
 	bad := -1
-	for i := range a {
-		r, ok := f(a[i], b[i])
+	for i := range o.vals {
+		r, ok := f(a[i&x.m], b[i&y.m])
 		o.vals[i] = r
 		if !ok && bad < 0 && o.isValid(i) {
 			bad = i
@@ -237,70 +237,73 @@ func intBinary(ctx *Context, args []arrow.Array, op string, f func(x, y int64) (
 	}
 	if bad >= 0 {
 		o.release()
-		return nil, fmt.Errorf("%w: BIGINT value out of range in %d %s %d", ErrOverflow, a[bad], op, b[bad])
+		return nil, fmt.Errorf("%w: BIGINT value out of range in %d %s %d", ErrOverflow, a[bad&x.m], op, b[bad&y.m])
 	}
 	return o.finish(), nil
 }
 
-func intDivLike(ctx *Context, args []arrow.Array, f func(x, y int64) int64) (arrow.Array, error) {
-	a, b := vals[int64](args[0]), vals[int64](args[1])
-	o := newFixed[int64](ctx.Alloc, tInt64, len(a))
-	o.andValidity(args[0], args[1])
-	for i := range a {
-		if b[i] == 0 {
+func intDivLike(ctx *Context, x, y operand, n int, f func(x, y int64) int64) (arrow.Array, error) {
+	a, b := vals[int64](x.arr), vals[int64](y.arr)
+	o := newFixed[int64](ctx.Alloc, tInt64, n)
+	andOps(o.bits, x, y)
+	for i := range o.vals {
+		bv := b[i&y.m]
+		if bv == 0 {
 			o.setNull(i)
 			continue
 		}
-		o.vals[i] = f(a[i], b[i])
+		o.vals[i] = f(a[i&x.m], bv)
 	}
 	return o.finish(), nil
 }
 
-var floatKernels = map[string]func(*Context, []arrow.Array, int) (arrow.Array, error){
-	"+": func(ctx *Context, args []arrow.Array, n int) (arrow.Array, error) {
-		return floatBinary(ctx, args, false, func(x, y float64) float64 { return x + y })
+var floatKernels = map[string]func(*Context, operand, operand, int) (arrow.Array, error){
+	"+": func(ctx *Context, x, y operand, n int) (arrow.Array, error) {
+		return floatBinary(ctx, x, y, n, false, func(x, y float64) float64 { return x + y })
 	},
-	"-": func(ctx *Context, args []arrow.Array, n int) (arrow.Array, error) {
-		return floatBinary(ctx, args, false, func(x, y float64) float64 { return x - y })
+	"-": func(ctx *Context, x, y operand, n int) (arrow.Array, error) {
+		return floatBinary(ctx, x, y, n, false, func(x, y float64) float64 { return x - y })
 	},
-	"*": func(ctx *Context, args []arrow.Array, n int) (arrow.Array, error) {
-		return floatBinary(ctx, args, false, func(x, y float64) float64 { return x * y })
+	"*": func(ctx *Context, x, y operand, n int) (arrow.Array, error) {
+		return floatBinary(ctx, x, y, n, false, func(x, y float64) float64 { return x * y })
 	},
-	"/": func(ctx *Context, args []arrow.Array, n int) (arrow.Array, error) {
-		return floatBinary(ctx, args, true, func(x, y float64) float64 { return x / y })
+	"/": func(ctx *Context, x, y operand, n int) (arrow.Array, error) {
+		return floatBinary(ctx, x, y, n, true, func(x, y float64) float64 { return x / y })
 	},
-	"%": func(ctx *Context, args []arrow.Array, n int) (arrow.Array, error) {
-		return floatBinary(ctx, args, true, math.Mod)
+	"%": func(ctx *Context, x, y operand, n int) (arrow.Array, error) {
+		return floatBinary(ctx, x, y, n, true, math.Mod)
 	},
 }
 
-func floatBinary(ctx *Context, args []arrow.Array, zeroIsNull bool, f func(x, y float64) float64) (arrow.Array, error) {
-	a, b := vals[float64](args[0]), vals[float64](args[1])
-	o := newFixed[float64](ctx.Alloc, tFloat64, len(a))
-	o.andValidity(args[0], args[1])
-	for i := range a {
-		if zeroIsNull && b[i] == 0 {
+func floatBinary(ctx *Context, x, y operand, n int, zeroIsNull bool, f func(x, y float64) float64) (arrow.Array, error) {
+	a, b := vals[float64](x.arr), vals[float64](y.arr)
+	o := newFixed[float64](ctx.Alloc, tFloat64, n)
+	andOps(o.bits, x, y)
+	for i := range o.vals {
+		bv := b[i&y.m]
+		if zeroIsNull && bv == 0 {
 			o.setNull(i)
 			continue
 		}
-		o.vals[i] = f(a[i], b[i])
+		o.vals[i] = f(a[i&x.m], bv)
 	}
 	return o.finish(), nil
 }
 
-func floatIntDiv(ctx *Context, args []arrow.Array, n int) (arrow.Array, error) {
-	a, b := vals[float64](args[0]), vals[float64](args[1])
-	o := newFixed[int64](ctx.Alloc, tInt64, len(a))
-	o.andValidity(args[0], args[1])
-	for i := range a {
-		if b[i] == 0 {
+func floatIntDiv(ctx *Context, x, y operand, n int) (arrow.Array, error) {
+	a, b := vals[float64](x.arr), vals[float64](y.arr)
+	o := newFixed[int64](ctx.Alloc, tInt64, n)
+	andOps(o.bits, x, y)
+	for i := range o.vals {
+		av, bv := a[i&x.m], b[i&y.m]
+		if bv == 0 {
 			o.setNull(i)
 			continue
 		}
-		r, ok := roundFloatToInt(math.Trunc(a[i] / b[i]))
+		r, ok := roundFloatToInt(math.Trunc(av / bv))
 		if !ok && o.isValid(i) {
 			o.release()
-			return nil, fmt.Errorf("%w: %g DIV %g is past BIGINT", ErrOverflow, a[i], b[i])
+			return nil, fmt.Errorf("%w: %g DIV %g is past BIGINT", ErrOverflow, av, bv)
 		}
 		o.vals[i] = r
 	}
@@ -397,22 +400,23 @@ func decKernel(fn string, s1, s2 int32, rt *arrow.Decimal128Type) kernel {
 			return okOr(decimal128.FromBigInt(q), true)
 		}
 	}
-	return arrayKernel(func(ctx *Context, args []arrow.Array, n int) (arrow.Array, error) {
-		a, b := vals[num](args[0]), vals[num](args[1])
-		o := newFixed[num](ctx.Alloc, rt, len(a))
-		o.andValidity(args[0], args[1])
-		for i := range a {
+	return binaryKernel(func(ctx *Context, x, y operand, n int) (arrow.Array, error) {
+		a, b := vals[num](x.arr), vals[num](y.arr)
+		o := newFixed[num](ctx.Alloc, rt, n)
+		andOps(o.bits, x, y)
+		for i := range o.vals {
 			if !o.isValid(i) {
 				continue
 			}
-			r, st := f(a[i], b[i])
+			av, bv := a[i&x.m], b[i&y.m]
+			r, st := f(av, bv)
 			switch st {
 			case decNull:
 				o.setNull(i)
 			case decOverflow:
 				o.release()
 				return nil, fmt.Errorf("%w: %s %s %s does not fit DECIMAL(38)", ErrOverflow,
-					a[i].ToString(s1), fn, b[i].ToString(s2))
+					av.ToString(s1), fn, bv.ToString(s2))
 			}
 			o.vals[i] = r
 		}

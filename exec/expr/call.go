@@ -200,3 +200,53 @@ func castLiteral(l *Literal, to arrow.DataType) (*Literal, error) {
 	defer out.Release()
 	return NewLiteral(ScalarFromArray(out, 0), to), nil
 }
+
+// operand is one argument of a binary kernel: an array of n rows, or a
+// non-NULL literal held as a one-row array with index mask 0, so
+// `col op constant` never materializes the constant n times. Kernels read
+// row i as values[i&m].
+type operand struct {
+	arr arrow.Array
+	m   int
+}
+
+// binaryKernel is the kernel shape of binary operators.
+type binaryKernel func(ctx *Context, x, y operand, n int) (arrow.Array, error)
+
+func (k binaryKernel) eval(ctx *Context, c *Call, batch arrow.RecordBatch) (arrow.Array, error) {
+	var ops [2]operand
+	for i, e := range c.Args[:2] {
+		var a arrow.Array
+		var err error
+		m := -1
+		if l, ok := e.(*Literal); ok && l.Value != nil {
+			a, err = l.broadcast(ctx.Alloc, 1)
+			m = 0
+		} else {
+			a, err = e.Eval(ctx, batch)
+		}
+		if err != nil {
+			if i == 1 {
+				ops[0].arr.Release()
+			}
+			return nil, err
+		}
+		ops[i] = operand{arr: a, m: m}
+	}
+	defer ops[0].arr.Release()
+	defer ops[1].arr.Release()
+	return k(ctx, ops[0], ops[1], int(batch.NumRows()))
+}
+
+// andOps clears validity bits where an array operand is NULL (literal
+// operands are never NULL).
+func andOps(bits []byte, ops ...operand) {
+	for _, o := range ops {
+		if o.m != 0 {
+			andValidity(bits, o.arr)
+		}
+	}
+}
+
+// isNullAt reports whether row i of the operand is NULL.
+func (o operand) isNullAt(i int) bool { return o.arr.IsNull(i & o.m) }

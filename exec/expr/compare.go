@@ -39,8 +39,8 @@ func bindCompare(fn string, args []Expr) (Expr, error) {
 	}
 	test := cmpTests[fn]
 	nullSafe := fn == "<=>"
-	return newCall(fn, tBool, arrayKernel(func(ctx *Context, args []arrow.Array, n int) (arrow.Array, error) {
-		return compareArrays(ctx, args[0], args[1], test, nullSafe)
+	return newCall(fn, tBool, binaryKernel(func(ctx *Context, x, y operand, n int) (arrow.Array, error) {
+		return compareArrays(ctx, x, y, n, test, nullSafe)
 	}), a, b), nil
 }
 
@@ -55,41 +55,42 @@ var cmpTests = map[string]func(int) bool{
 	">=":  func(c int) bool { return c >= 0 },
 }
 
-// compareArrays compares two arrays of the same type row by row.
-func compareArrays(ctx *Context, a, b arrow.Array, test func(int) bool, nullSafe bool) (arrow.Array, error) {
-	n := a.Len()
+// compareArrays compares two operands of the same type row by row.
+func compareArrays(ctx *Context, x, y operand, n int, test func(int) bool, nullSafe bool) (arrow.Array, error) {
+	a, b := x.arr, y.arr
 	o := newBool(ctx.Alloc, n)
 	// Precompute the truth of <, =, > once so the inner loops stay simple.
 	lt, eq, gt := test(-1), test(0), test(1)
+	xm, ym := x.m, y.m
 	switch a.DataType().ID() {
 	case arrow.INT8:
-		cmpOrdered(o, vals[int8](a), vals[int8](b), lt, eq, gt)
+		cmpOrdered(o, vals[int8](a), vals[int8](b), xm, ym, lt, eq, gt)
 	case arrow.INT16:
-		cmpOrdered(o, vals[int16](a), vals[int16](b), lt, eq, gt)
+		cmpOrdered(o, vals[int16](a), vals[int16](b), xm, ym, lt, eq, gt)
 	case arrow.INT32:
-		cmpOrdered(o, vals[int32](a), vals[int32](b), lt, eq, gt)
+		cmpOrdered(o, vals[int32](a), vals[int32](b), xm, ym, lt, eq, gt)
 	case arrow.INT64:
-		cmpOrdered(o, vals[int64](a), vals[int64](b), lt, eq, gt)
+		cmpOrdered(o, vals[int64](a), vals[int64](b), xm, ym, lt, eq, gt)
 	case arrow.FLOAT64:
-		cmpOrdered(o, vals[float64](a), vals[float64](b), lt, eq, gt)
+		cmpOrdered(o, vals[float64](a), vals[float64](b), xm, ym, lt, eq, gt)
 	case arrow.DATE32:
-		cmpOrdered(o, vals[arrow.Date32](a), vals[arrow.Date32](b), lt, eq, gt)
+		cmpOrdered(o, vals[arrow.Date32](a), vals[arrow.Date32](b), xm, ym, lt, eq, gt)
 	case arrow.DECIMAL128:
-		x, y := vals[num](a), vals[num](b)
-		for i := range x {
-			c := x[i].Cmp(y[i])
+		xv, yv := vals[num](a), vals[num](b)
+		for i := 0; i < n; i++ {
+			c := xv[i&xm].Cmp(yv[i&ym])
 			o.set(i, (c < 0 && lt) || (c == 0 && eq) || (c > 0 && gt))
 		}
 	case arrow.STRING:
-		x, y := a.(*array.String), b.(*array.String)
+		xs, ys := a.(*array.String), b.(*array.String)
 		for i := 0; i < n; i++ {
-			c := strings.Compare(x.Value(i), y.Value(i))
+			c := strings.Compare(xs.Value(i&xm), ys.Value(i&ym))
 			o.set(i, (c < 0 && lt) || (c == 0 && eq) || (c > 0 && gt))
 		}
 	case arrow.BOOL:
-		x, y := a.(*array.Boolean), b.(*array.Boolean)
+		xs, ys := a.(*array.Boolean), b.(*array.Boolean)
 		for i := 0; i < n; i++ {
-			c := cmp.Compare(b2i(x.Value(i)), b2i(y.Value(i)))
+			c := cmp.Compare(b2i(xs.Value(i&xm)), b2i(ys.Value(i&ym)))
 			o.set(i, (c < 0 && lt) || (c == 0 && eq) || (c > 0 && gt))
 		}
 	case arrow.NULL:
@@ -97,13 +98,13 @@ func compareArrays(ctx *Context, a, b arrow.Array, test func(int) bool, nullSafe
 	}
 	if nullSafe {
 		for i := 0; i < n; i++ {
-			an, bn := a.IsNull(i), b.IsNull(i)
+			an, bn := x.isNullAt(i), y.isNullAt(i)
 			if an || bn {
 				o.set(i, an && bn)
 			}
 		}
 	} else {
-		o.andValidity(a, b)
+		andOps(o.bits, x, y)
 	}
 	return o.finish(), nil
 }
@@ -115,15 +116,15 @@ func b2i(b bool) int {
 	return 0
 }
 
-func cmpOrdered[T cmp.Ordered](o *boolOut, x, y []T, lt, eq, gt bool) {
+func cmpOrdered[T cmp.Ordered](o *boolOut, x, y []T, xm, ym int, lt, eq, gt bool) {
 	out := o.vals
 	// Build whole bytes of the result bitmap: 8 rows per store.
-	n := len(x)
+	n := o.n
 	full := n &^ 7
 	for i := 0; i < full; i += 8 {
 		var byt byte
 		for j := 0; j < 8; j++ {
-			xv, yv := x[i+j], y[i+j]
+			xv, yv := x[(i+j)&xm], y[(i+j)&ym]
 			if (xv < yv && lt) || (xv == yv && eq) || (xv > yv && gt) {
 				byt |= 1 << j
 			}
@@ -131,7 +132,7 @@ func cmpOrdered[T cmp.Ordered](o *boolOut, x, y []T, lt, eq, gt bool) {
 		out[i>>3] = byt
 	}
 	for i := full; i < n; i++ {
-		xv, yv := x[i], y[i]
+		xv, yv := x[i&xm], y[i&ym]
 		if (xv < yv && lt) || (xv == yv && eq) || (xv > yv && gt) {
 			bitutil.SetBit(out, i)
 		}
