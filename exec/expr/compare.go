@@ -29,6 +29,11 @@ func bindCompare(fn string, args []Expr) (Expr, error) {
 	if err != nil {
 		return nil, argErr(fn, args, err.Error())
 	}
+	if nt, ok := narrowType(args[0], args[1:]); ok {
+		t = nt
+	} else if nt, ok := narrowType(args[1], args[:1]); ok {
+		t = nt
+	}
 	a, err := coerce(args[0], t)
 	if err != nil {
 		return nil, err
@@ -137,4 +142,32 @@ func cmpOrdered[T cmp.Ordered](o *boolOut, x, y []T, xm, ym int, lt, eq, gt bool
 			bitutil.SetBit(out, i)
 		}
 	}
+}
+
+// narrowType reports whether every literal in lits converts exactly to
+// x's own exact numeric type, so `int_col = 5` or `dec_col < 10` compare
+// in the column's type instead of casting the column for every batch.
+func narrowType(x Expr, lits []Expr) (arrow.DataType, bool) {
+	t := x.DataType()
+	if _, isLit := x.(*Literal); isLit || !(isInt(t) || isDecimal(t)) {
+		return nil, false
+	}
+	for _, e := range lits {
+		l, ok := e.(*Literal)
+		if !ok || !(isInt(l.Type) || isDecimal(l.Type) || isNullType(l.Type)) {
+			return nil, false
+		}
+		if l.Value == nil || arrow.TypeEqual(l.Type, t) {
+			continue
+		}
+		down, err := castLiteral(l, t)
+		if err != nil {
+			return nil, false
+		}
+		back, err := castLiteral(down, l.Type)
+		if err != nil || back.Value != l.Value {
+			return nil, false
+		}
+	}
+	return t, true
 }

@@ -22,6 +22,9 @@ func bindIn(fn string, args []Expr) (Expr, error) {
 		}
 		t = nt
 	}
+	if nt, ok := narrowType(args[0], args[1:]); ok {
+		t = nt
+	}
 	conv := make([]Expr, len(args))
 	allLit := true
 	for i, a := range args {
