@@ -1,0 +1,54 @@
+package exec
+
+import (
+	"fmt"
+	"math/rand"
+	"slices"
+	"testing"
+)
+
+var sortSchema = opSchema(fld("a", tInt64), fld("s", tStr), fld("d", tDec152), fld("f", tF64))
+
+var sortData = [][]any{
+	{3, "b", "1.00", 2.5},
+	{nil, "a", "2.00", nil},
+	{1, "c", nil, 1.5},
+	{3, "a", "-1.00", 0.5},
+	{2, nil, "0.50", -1.0},
+	{1, "b", "2.00", 1.5},
+}
+
+func TestSortNullOrderAndMultiKey(t *testing.T) {
+	in := src(t, sortSchema, sortData...)
+	asc := &Sort{Child: in, Keys: []SortKey{{Expr: col(0, tInt64), NullsFirst: true}, {Expr: col(1, tStr), Desc: true}}}
+	wantRows(t, runRows(t, asc),
+		"NULL|a|2.00|NULL", "1|c|NULL|1.5", "1|b|2.00|1.5", "2|NULL|0.50|-1", "3|b|1.00|2.5", "3|a|-1.00|0.5")
+	// MySQL DESC: NULLs last.
+	desc := &Sort{Child: in, Keys: []SortKey{{Expr: col(2, tDec152), Desc: true}, {Expr: col(3, tF64), NullsFirst: true}}}
+	wantRows(t, runRows(t, desc),
+		"NULL|a|2.00|NULL", "1|b|2.00|1.5", "3|b|1.00|2.5", "2|NULL|0.50|-1", "3|a|-1.00|0.5", "1|c|NULL|1.5")
+	strs := &Sort{Child: in, Keys: []SortKey{{Expr: col(1, tStr), NullsFirst: false}, {Expr: col(0, tInt64), Desc: true}}}
+	wantRows(t, runRows(t, strs),
+		"3|a|-1.00|0.5", "NULL|a|2.00|NULL", "3|b|1.00|2.5", "1|b|2.00|1.5", "1|c|NULL|1.5", "2|NULL|0.50|-1")
+}
+
+func TestTopNEqualsSortPlusLimit(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	var rows [][]any
+	for i := 0; i < 20000; i++ {
+		var a any = r.Intn(500)
+		if r.Intn(50) == 0 {
+			a = nil
+		}
+		rows = append(rows, []any{a, fmt.Sprint(i), nil, float64(i)})
+	}
+	in := &opSource{schema: sortSchema, rows: rows, per: 3000, t: t}
+	keys := []SortKey{{Expr: col(0, tInt64), Desc: true}, {Expr: col(3, tF64)}}
+	for _, c := range []struct{ n, off int64 }{{10, 0}, {5, 7}, {0, 3}, {9000, 100}, {30000, 0}} {
+		want := runRows(t, &Limit{Child: &Sort{Child: in, Keys: keys}, N: c.n, Offset: c.off})
+		got := runRows(t, &TopN{Child: in, Keys: keys, N: c.n, Offset: c.off})
+		if !slices.Equal(got, want) {
+			t.Fatalf("n=%d off=%d: %d rows vs %d", c.n, c.off, len(got), len(want))
+		}
+	}
+}
