@@ -26,3 +26,10 @@ fmt:
 
 vet:
 	$(GO) vet ./...
+
+# Regenerate the TPC-DS golden answers with DuckDB (tools/oracle, a separate
+# cgo module) from scale-0.2, seed-1 data; see testdata/tpcds/answers/README.md.
+answers:
+	rm -rf /tmp/fsql-answers-data
+	$(GO) run ./cmd/fsql gen tpcds --scale 0.2 --seed 1 --partitioned=false --out /tmp/fsql-answers-data
+	cd tools/oracle && $(GO) run . --data /tmp/fsql-answers-data --queries ../../testdata/tpcds --out ../../testdata/tpcds/answers

@@ -154,7 +154,9 @@ func one(ctx context.Context, db *sql.DB, queries, out, name string, dry bool) e
 		if err != nil {
 			return fmt.Errorf("limit+1 run: %w", err)
 		}
-		if len(more.Rows) > info.limit && tied(a, a.Rows[info.limit-1], more.Rows[info.limit]) {
+		last, next := a.Rows[info.limit-1], more.Rows[info.limit-1:]
+		// A tied row identical to the last one leaves the answer the same.
+		if len(next) > 1 && tied(a, last, next[1]) && !sameRow(a, last, next[1]) {
 			if info.complete && len(info.keys) > 0 {
 				note += " AMBIGUOUS: row after the LIMIT ties on the ORDER BY keys"
 			} else {
@@ -424,4 +426,10 @@ func restore(e ast.Node) string {
 		return "?" + err.Error()
 	}
 	return strings.ToLower(sb.String())
+}
+
+func sameRow(a *answers.Answer, x, y []answers.Value) bool {
+	b := &answers.Answer{Columns: a.Columns, Rows: [][]answers.Value{x}}
+	c := &answers.Answer{Columns: a.Columns, Rows: [][]answers.Value{y}}
+	return answers.Compare(b, c) == nil
 }

@@ -1,3 +1,5 @@
+-- The ORDER BY is extended with the remaining output columns: at the LIMIT
+-- cut the official keys tie, which would make the answer ambiguous.
 select  
     sum(ss_net_profit)/sum(ss_ext_sales_price) as gross_margin
    ,i_category
@@ -24,4 +26,7 @@ select
    lochierarchy desc
   ,case when lochierarchy = 0 then i_category end
   ,rank_within_parent
+  ,i_category
+  ,i_class
+  ,gross_margin
   limit 100;

@@ -1,3 +1,5 @@
+-- The ORDER BY is extended with the remaining output columns: at the LIMIT
+-- cut the official keys tie, which would make the answer ambiguous.
 select   
     sum(ws_net_paid) as total_sum
    ,i_category
@@ -19,5 +21,8 @@ select
  order by
    lochierarchy desc,
    case when lochierarchy = 0 then i_category end,
-   rank_within_parent
+   rank_within_parent,
+   i_category,
+   i_class,
+   total_sum
  limit 100;
