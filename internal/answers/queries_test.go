@@ -43,3 +43,34 @@ func TestTPCDSQueriesParse(t *testing.T) {
 		}
 	}
 }
+
+// TestGoldenAnswersRead checks every golden answer file reads back and has a
+// query text.
+func TestGoldenAnswersRead(t *testing.T) {
+	files, err := filepath.Glob("../../testdata/tpcds/answers/q*.ans")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 103 {
+		t.Fatalf("found %d answer files, want 103", len(files))
+	}
+	for _, f := range files {
+		r, err := os.Open(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := Read(r)
+		r.Close()
+		name := strings.TrimSuffix(filepath.Base(f), ".ans")
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if err := Compare(a, a); err != nil {
+			t.Errorf("%s: differs from itself: %v", name, err)
+		}
+		if _, err := os.Stat("../../testdata/tpcds/queries/" + name + ".sql"); err != nil {
+			t.Errorf("%s: no query text", name)
+		}
+	}
+}
