@@ -63,7 +63,15 @@ func (c *Call) DataType() arrow.DataType { return c.Type }
 func (c *Call) Children() []Expr { return c.Args }
 
 // Eval implements Expr.
-func (c *Call) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array, error) {
+func (c *Call) Eval(ctx *Context, batch arrow.RecordBatch) (out arrow.Array, err error) {
+	// A kernel trusts the types NewCall checked; a batch that breaks them
+	// (a Column whose declared type is not the batch's) must not crash the
+	// process, so the panic becomes this expression's error.
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, fmt.Errorf("%w: evaluating %s: %v", ErrInternal, c, r)
+		}
+	}()
 	if c.impl == nil {
 		return nil, fmt.Errorf("%w: %s was not built with NewCall", ErrType, c.Fn)
 	}
@@ -90,6 +98,9 @@ func evalArgs(ctx *Context, es []Expr, batch arrow.RecordBatch) ([]arrow.Array, 
 	out := make([]arrow.Array, len(es))
 	for i, e := range es {
 		a, err := e.Eval(ctx, batch)
+		if err == nil {
+			err = checkType(e, a)
+		}
 		if err != nil {
 			releaseAll(out)
 			return nil, err
@@ -222,8 +233,8 @@ func (k binaryKernel) eval(ctx *Context, c *Call, batch arrow.RecordBatch) (arro
 		if l, ok := e.(*Literal); ok && l.Value != nil {
 			a, err = l.broadcast(ctx.Alloc, 1)
 			m = 0
-		} else {
-			a, err = e.Eval(ctx, batch)
+		} else if a, err = e.Eval(ctx, batch); err == nil {
+			err = checkType(e, a)
 		}
 		if err != nil {
 			if i == 1 {
@@ -250,3 +261,13 @@ func andOps(bits []byte, ops ...operand) {
 
 // isNullAt reports whether row i of the operand is NULL.
 func (o operand) isNullAt(i int) bool { return o.arr.IsNull(i & o.m) }
+
+// checkType guards kernels against a batch whose column does not have the
+// type its Column declares: kernels read raw buffers by type.
+func checkType(e Expr, a arrow.Array) error {
+	if arrow.TypeEqual(a.DataType(), e.DataType()) {
+		return nil
+	}
+	a.Release()
+	return fmt.Errorf("%w: %s produced %s but is typed %s", ErrInternal, e, a.DataType(), e.DataType())
+}

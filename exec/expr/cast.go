@@ -46,6 +46,9 @@ type castKernel struct {
 
 func (k castKernel) eval(ctx *Context, c *Call, batch arrow.RecordBatch) (arrow.Array, error) {
 	a, err := c.Args[0].Eval(ctx, batch)
+	if err == nil {
+		err = checkType(c.Args[0], a)
+	}
 	if err != nil {
 		return nil, err
 	}

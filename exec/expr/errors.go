@@ -5,7 +5,7 @@ import "errors"
 // Sentinel errors of the expression layer. The package cannot import exec
 // (exec's operators import expr), so callers map these onto exec's
 // sentinels: ErrType and ErrUnsupported are plan errors, ErrOverflow and
-// ErrInvalidValue are execution errors.
+// ErrInvalidValue are execution errors, ErrInternal is a bug.
 var (
 	// ErrType reports arguments of the wrong number or type for a function.
 	ErrType = errors.New("type error")
@@ -18,4 +18,7 @@ var (
 	// ErrInvalidValue reports a value a cast cannot convert, such as the
 	// string 'abc' cast to a date.
 	ErrInvalidValue = errors.New("invalid value")
+	// ErrInternal reports a bug: a kernel that panicked, usually because
+	// a batch's column does not have the type its Column declares.
+	ErrInternal = errors.New("internal error")
 )

@@ -114,6 +114,9 @@ type inKernel func(ctx *Context, probe arrow.Array) arrow.Array
 
 func (k inKernel) eval(ctx *Context, c *Call, batch arrow.RecordBatch) (arrow.Array, error) {
 	p, err := c.Args[0].Eval(ctx, batch)
+	if err == nil {
+		err = checkType(c.Args[0], p)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -41,6 +41,9 @@ type likeKernel func(string) bool
 
 func (k likeKernel) eval(ctx *Context, c *Call, batch arrow.RecordBatch) (arrow.Array, error) {
 	p, err := c.Args[0].Eval(ctx, batch)
+	if err == nil {
+		err = checkType(c.Args[0], p)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package expr
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 
@@ -91,7 +92,29 @@ func normalizeValue(v any, typ arrow.DataType) any {
 		}
 	}
 	if f, ok := v.(float32); ok {
-		return float64(f)
+		v = float64(f)
+	}
+	switch typ.ID() {
+	case arrow.DECIMAL128:
+		d := typ.(*arrow.Decimal128Type)
+		switch x := v.(type) {
+		case float64:
+			if n, ok := floatToDec(x, d); ok {
+				return n
+			}
+		case string:
+			if r, ok := new(big.Rat).SetString(strings.TrimSpace(x)); ok {
+				if n, ok := ratToDec(r, d.Scale); ok {
+					return n
+				}
+			}
+		}
+	case arrow.DATE32:
+		if x, ok := v.(string); ok {
+			if d, ok := parseDate(x); ok {
+				return d
+			}
+		}
 	}
 	return v
 }
@@ -114,29 +137,36 @@ func (l *Literal) broadcast(alloc memory.Allocator, n int) (arrow.Array, error) 
 	}
 	switch l.Type.ID() {
 	case arrow.BOOL:
+		v, ok := l.Value.(bool)
+		if !ok {
+			return nil, badLiteral(l)
+		}
 		o := newBool(alloc, n)
-		if l.Value.(bool) {
+		if v {
 			for i := range o.vals {
 				o.vals[i] = 0xff
 			}
 		}
 		return o.finish(), nil
 	case arrow.INT8:
-		return fill(alloc, l.Type, n, l.Value.(int8)), nil
+		return fillAs[int8](alloc, l.Type, n, l.Value)
 	case arrow.INT16:
-		return fill(alloc, l.Type, n, l.Value.(int16)), nil
+		return fillAs[int16](alloc, l.Type, n, l.Value)
 	case arrow.INT32:
-		return fill(alloc, l.Type, n, l.Value.(int32)), nil
+		return fillAs[int32](alloc, l.Type, n, l.Value)
 	case arrow.INT64:
-		return fill(alloc, l.Type, n, l.Value.(int64)), nil
+		return fillAs[int64](alloc, l.Type, n, l.Value)
 	case arrow.FLOAT64:
-		return fill(alloc, l.Type, n, l.Value.(float64)), nil
+		return fillAs[float64](alloc, l.Type, n, l.Value)
 	case arrow.DATE32:
-		return fill(alloc, l.Type, n, l.Value.(arrow.Date32)), nil
+		return fillAs[arrow.Date32](alloc, l.Type, n, l.Value)
 	case arrow.DECIMAL128:
-		return fill(alloc, l.Type, n, l.Value.(decimal128.Num)), nil
+		return fillAs[decimal128.Num](alloc, l.Type, n, l.Value)
 	case arrow.STRING:
-		s := l.Value.(string)
+		s, ok := l.Value.(string)
+		if !ok {
+			return nil, badLiteral(l)
+		}
 		b := array.NewStringBuilder(alloc)
 		defer b.Release()
 		b.ReserveData(len(s) * n)
@@ -147,6 +177,18 @@ func (l *Literal) broadcast(alloc memory.Allocator, n int) (arrow.Array, error) 
 		return b.NewArray(), nil
 	}
 	return nil, fmt.Errorf("%w: literal of type %s", ErrUnsupported, typeSQL(l.Type))
+}
+
+func badLiteral(l *Literal) error {
+	return fmt.Errorf("%w: literal value %v (%T) does not match its type %s", ErrType, l.Value, l.Value, typeSQL(l.Type))
+}
+
+func fillAs[T arrow.FixedWidthType](alloc memory.Allocator, typ arrow.DataType, n int, v any) (arrow.Array, error) {
+	x, ok := v.(T)
+	if !ok {
+		return nil, badLiteral(&Literal{Value: v, Type: typ})
+	}
+	return fill(alloc, typ, n, x), nil
 }
 
 func fill[T arrow.FixedWidthType](alloc memory.Allocator, typ arrow.DataType, n int, v T) arrow.Array {

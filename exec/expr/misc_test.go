@@ -341,3 +341,37 @@ func TestConstantFoldAndRewrite(t *testing.T) {
 		t.Errorf("string literal %s", s)
 	}
 }
+
+func TestLiteralConversions(t *testing.T) {
+	if got := eval1(t, NewLiteral("12.345", decType(5, 2))); got != "12.35" {
+		t.Errorf("string decimal literal: %s", got)
+	}
+	if got := eval1(t, NewLiteral(2.5, decType(5, 2))); got != "2.50" {
+		t.Errorf("float decimal literal: %s", got)
+	}
+	if got := eval1(t, NewLiteral("2001-02-03", tDate)); got != "2001-02-03" {
+		t.Errorf("date literal: %s", got)
+	}
+	if got := eval1(t, NewLiteral(7, tInt32)); got != "7" {
+		t.Errorf("int literal: %s", got)
+	}
+	// A value that does not match its type is an error, not a panic.
+	l := &Literal{Value: "x", Type: tInt64}
+	if _, err := evalRows(t, l, oneRow); !errors.Is(err, ErrType) {
+		t.Errorf("mismatched literal: %v", err)
+	}
+}
+
+func TestWrongColumnTypeIsAnError(t *testing.T) {
+	b := batchOf(t, []any{int32(1)})
+	e := call(t, "+", NewColumn(0, tInt64, "s"), i64(1)) // declared BIGINT, really INT
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	if _, err := e.Eval(&Context{Alloc: mem}, b); !errors.Is(err, ErrInternal) {
+		t.Errorf("err %v", err)
+	}
+	e = call(t, "upper", NewColumn(0, tString, "s"))
+	if _, err := e.Eval(&Context{Alloc: mem}, b); !errors.Is(err, ErrInternal) {
+		t.Errorf("err %v", err)
+	}
+}
