@@ -135,11 +135,17 @@ func (j *HashJoin) Open(tc *TaskContext, inputs []Stream) (Stream, error) {
 		return nil, fmt.Errorf("%w: join type %s", ErrNotImplemented, j.Type)
 	}
 	intKey := len(j.BuildKeys) == 1 && intKeyType(j.BuildKeys[0].DataType()) && intKeyType(j.ProbeKeys[0].DataType())
+	s := newJoinStream(tc, j, inputs, "hash join build")
+	s.intKey = intKey
+	return s, nil
+}
+
+func newJoinStream(tc *TaskContext, j *HashJoin, inputs []Stream, who string) *hashJoinStream {
 	return &hashJoinStream{
 		j: j, tc: tc, ec: exprContext(tc), build: inputs[0], probe: inputs[1],
 		schema: j.Schema(), pairs: pairSchema(j.Probe.Schema(), j.Build.Schema()),
-		intKey: intKey, prow: 0, pcur: -1,
-	}, nil
+		who: who, prow: 0, pcur: -1,
+	}
 }
 
 type hashJoinStream struct {
@@ -148,6 +154,8 @@ type hashJoinStream struct {
 	ec             *expr.Context
 	build, probe   Stream
 	schema, pairs  *arrow.Schema
+	who            string // budget name of the build side
+	cross          bool   // every build row is a candidate (nested loop join)
 	reserved       int64
 	built          bool
 	buildCols      []arrow.Array
@@ -242,7 +250,7 @@ func (s *hashJoinStream) buildSide(ctx context.Context) error {
 		}
 		batches = append(batches, b)
 		n := batchBytes(b)
-		if err := s.tc.Memory.Reserve("hash join build", n); err != nil {
+		if err := s.tc.Memory.Reserve(s.who, n); err != nil {
 			return err
 		}
 		s.reserved += n
@@ -267,6 +275,15 @@ func (s *hashJoinStream) buildSide(ctx context.Context) error {
 		}
 		return nil
 	}
+	if s.cross {
+		// One chain through all build rows: every pair is a candidate.
+		s.next = make([]int32, s.nb)
+		for i := range s.next {
+			s.next[i] = int32(i + 1)
+		}
+		s.next[s.nb-1] = -1
+		return nil
+	}
 	// Key columns over the concatenated build rows.
 	bb := array.NewRecordBatch(s.j.Build.Schema(), s.buildCols, int64(s.nb))
 	keys, err := evalExprs(s.ec, s.j.BuildKeys, bb)
@@ -276,7 +293,7 @@ func (s *hashJoinStream) buildSide(ctx context.Context) error {
 	}
 	defer releaseArrays(keys)
 	table := int64(s.nb) * 48
-	if err := s.tc.Memory.Reserve("hash join build", table); err != nil {
+	if err := s.tc.Memory.Reserve(s.who, table); err != nil {
 		return err
 	}
 	s.reserved += table
@@ -342,6 +359,11 @@ func (s *hashJoinStream) startProbe(b arrow.RecordBatch) error {
 		}
 		// Against an empty build side NULL probe keys do not matter:
 		// x IN () is false and x NOT IN () true even for a NULL x.
+		clear(s.pnull)
+		return nil
+	}
+	if s.cross {
+		clear(s.heads)
 		clear(s.pnull)
 		return nil
 	}
