@@ -3,4 +3,16 @@
 // exact decimal arithmetic (division raises the scale by 4, overflow past
 // precision 38 is an error), rounding half away from zero, and NULL for
 // division by zero.
+//
+// NewCall binds a function by name (one family per file: arith.go,
+// compare.go, logic.go, cond.go, in.go, like.go, cast.go, strings.go,
+// dates.go, math.go): it checks the arguments, inserts the implicit casts
+// MySQL applies and fixes the result type, so kernels only ever see the
+// types they were built for. Kernels work on whole arrays (typed value
+// slices and validity bitmaps); a literal operand of a binary operator is
+// read as a scalar, not copied per row.
+//
+// Where MySQL is lenient fsql is strict and says so: strings compare and
+// match LIKE byte-wise (binary collation), and a cast of a string that
+// does not parse is an error naming the value, not a silent 0 or NULL.
 package expr
