@@ -1,0 +1,242 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fsql-dev/fsql"
+)
+
+// defaultBenchQueries are TPC-DS queries that exercise scans, star joins
+// with date/store/item dimensions, and aggregation, the shape fsql's
+// partition pruning is for.
+var defaultBenchQueries = []string{"3", "7", "19", "27", "34", "42", "43", "46", "52", "53",
+	"55", "59", "63", "65", "68", "73", "79", "89", "96", "98"}
+
+// bytesRead reports the bytes a finished query read from files, when the
+// engine exposes it; until then the bench prints "-".
+var bytesRead = func(rows *fsql.Rows) (int64, bool) { return 0, false }
+
+func benchUsage(w io.Writer) {
+	fmt.Fprint(w, `usage: fsql bench tpcds [flags]
+
+Runs TPC-DS queries several times, interleaving the runs (run 1 of every
+query, then run 2, ...) so that machine noise spreads evenly, and prints
+each query's median time, row count and bytes read.
+
+flags:
+  --scale S         TPC-DS scale factor (default 1); data defaults to
+                    <user cache>/fsql/tpcds-sf<S>, generated if missing
+  --queries LIST    comma-separated query numbers, e.g. 3,7,14a
+                    (default `+strings.Join(defaultBenchQueries, ",")+`)
+  --runs N          runs per query (default 3)
+  --data DIR        data folder instead of the default
+  --query-dir DIR   folder of qN.sql files (default testdata/tpcds/queries,
+                    relative to the current folder: run from the repo root)
+  --set KEY=VALUE   engine setting, repeatable
+`)
+}
+
+type benchQuery struct {
+	name  string // q3
+	text  string
+	times []time.Duration
+	rows  int64
+	bytes int64
+	hasB  bool
+	err   error
+}
+
+func runBench(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || (args[0] != "tpcds" && !strings.HasPrefix(args[0], "-")) {
+		return errors.New("fsql bench needs a benchmark name: fsql bench tpcds --scale 1")
+	}
+	if args[0] == "tpcds" {
+		args = args[1:]
+	}
+	fset := flag.NewFlagSet("fsql bench tpcds", flag.ContinueOnError)
+	scale := fset.Float64("scale", 1, "scale factor")
+	queries := fset.String("queries", strings.Join(defaultBenchQueries, ","), "query numbers")
+	runs := fset.Int("runs", 3, "runs per query")
+	data := fset.String("data", "", "data folder")
+	queryDir := fset.String("query-dir", filepath.Join("testdata", "tpcds", "queries"), "query folder")
+	var sets setFlags
+	fset.Var(&sets, "set", "key=value")
+	if err := parseFlags(fset, args, stdout, benchUsage); err != nil {
+		return err
+	}
+	if fset.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q (see fsql bench tpcds -h)", fset.Arg(0))
+	}
+	if *scale <= 0 {
+		return fmt.Errorf("--scale must be positive, got %v", *scale)
+	}
+	if *runs < 1 {
+		return fmt.Errorf("--runs must be at least 1, got %d", *runs)
+	}
+	cfg := fsql.DefaultConfig()
+	if err := sets.apply(&cfg); err != nil {
+		return err
+	}
+	qs, err := loadBenchQueries(*queryDir, *queries)
+	if err != nil {
+		return err
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	dir := *data
+	if dir == "" {
+		if dir, err = defaultDataDir(*scale); err != nil {
+			return err
+		}
+		if err := ensureTPCDS(ctx, dir, *scale, stderr); err != nil {
+			return err
+		}
+	} else if dir, err = dataDir(ctx, dir, *scale, stderr); err != nil {
+		return err
+	}
+	eng, err := fsql.Open(dir, cfg)
+	if err != nil {
+		return err
+	}
+
+	for r := 1; r <= *runs; r++ {
+		fmt.Fprintf(stderr, "fsql: run %d of %d\n", r, *runs)
+		for _, q := range qs {
+			if q.err != nil {
+				continue
+			}
+			if err := runBenchQuery(ctx, eng, q); err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				q.err = err
+				fmt.Fprintf(stderr, "fsql: %s: %s\n", q.name, message(err))
+			}
+		}
+	}
+	return printBench(stdout, qs)
+}
+
+// loadBenchQueries reads qN.sql for every listed number.
+func loadBenchQueries(dir, list string) ([]*benchQuery, error) {
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("query folder %s not found; run fsql bench from the repository root or pass --query-dir DIR", dir)
+	}
+	var qs []*benchQuery
+	for _, n := range strings.Split(list, ",") {
+		n = strings.TrimPrefix(strings.ToLower(strings.TrimSpace(n)), "q")
+		if n == "" {
+			continue
+		}
+		name := "q" + n
+		b, err := os.ReadFile(filepath.Join(dir, name+".sql"))
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("no file %s.sql in query folder %s", name, dir)
+			}
+			return nil, err
+		}
+		text := strings.TrimRight(strings.TrimSpace(string(b)), ";")
+		qs = append(qs, &benchQuery{name: name, text: text})
+	}
+	if len(qs) == 0 {
+		return nil, errors.New("--queries lists no query")
+	}
+	return qs, nil
+}
+
+// runBenchQuery runs q once, draining its result, and records the time.
+func runBenchQuery(ctx context.Context, eng *fsql.Engine, q *benchQuery) error {
+	start := time.Now()
+	rows, err := eng.Query(ctx, q.text)
+	if err != nil {
+		return err
+	}
+	var n int64
+	for rows.Next() {
+		n += rows.RecordBatch().NumRows()
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	q.times = append(q.times, time.Since(start))
+	q.rows = n
+	q.bytes, q.hasB = bytesRead(rows)
+	return nil
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func printBench(out io.Writer, qs []*benchQuery) error {
+	lines := [][]string{{"query", "median ms", "rows", "bytes read"}}
+	var total time.Duration
+	var totalBytes int64
+	failed, allBytes := 0, true
+	for _, q := range qs {
+		if q.err != nil {
+			failed++
+			lines = append(lines, []string{q.name, "failed", "-", "-"})
+			continue
+		}
+		m := median(q.times)
+		total += m
+		b := "-"
+		if q.hasB {
+			b = strconv.FormatInt(q.bytes, 10)
+			totalBytes += q.bytes
+		} else {
+			allBytes = false
+		}
+		lines = append(lines, []string{q.name, fmt.Sprintf("%.1f", ms(m)), strconv.FormatInt(q.rows, 10), b})
+	}
+	tb := "-"
+	if allBytes && failed < len(qs) {
+		tb = strconv.FormatInt(totalBytes, 10)
+	}
+	lines = append(lines, []string{"total", fmt.Sprintf("%.1f", ms(total)), "", tb})
+	// The query column is left-aligned, the figures right-aligned.
+	width := make([]int, 4)
+	for _, l := range lines {
+		for i, c := range l {
+			width[i] = max(width[i], len(c))
+		}
+	}
+	var b strings.Builder
+	for _, l := range lines {
+		fmt.Fprintf(&b, "%-*s", width[0], l[0])
+		for i := 1; i < len(l); i++ {
+			fmt.Fprintf(&b, "  %*s", width[i], l[i])
+		}
+		b.WriteByte('\n')
+	}
+	if _, err := io.WriteString(out, b.String()); err != nil {
+		return err
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d queries failed (total covers the others)", failed, len(qs))
+	}
+	return nil
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

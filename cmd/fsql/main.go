@@ -1,0 +1,173 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/fsql-dev/fsql"
+	"github.com/fsql-dev/fsql/internal/format"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// genCommand runs `fsql gen`. It is runGen (gen.go) once gen_dispatch.go
+// is built; see that file.
+var genCommand = func(args []string, stderr io.Writer) error {
+	return errors.New("fsql gen is not built into this binary")
+}
+
+// run is the whole program minus the exit, so tests can call it.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var err error
+	switch {
+	case len(args) > 0 && args[0] == "gen":
+		err = genCommand(args[1:], stderr)
+	case len(args) > 0 && args[0] == "bench":
+		err = runBench(args[1:], stdout, stderr)
+	case len(args) > 0 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help" || args[0] == "-help"):
+		usage(stdout)
+		return 0
+	default:
+		err = runQuery(args, stdin, stdout, stderr)
+	}
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	fmt.Fprintf(stderr, "fsql: %s\n", message(err))
+	return 1
+}
+
+// message is the one line printed for an error: the engine's messages
+// already carry the detail, and a cancelled query needs no stack of
+// wrappers to explain itself.
+func message(err error) string {
+	if errors.Is(err, context.Canceled) {
+		return "cancelled"
+	}
+	return strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", " ")
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `fsql: SQL over Hive-partitioned Parquet tables
+
+usage:
+  fsql [flags] -e "SQL; SQL ..."   run statements, print each result
+  fsql [flags] -f FILE             run the ;-separated statements of FILE
+  fsql [flags]                     interactive prompt (end statements with ;, \q quits)
+  fsql gen tpcds [flags]           write a TPC-DS data set (fsql gen tpcds -h)
+  fsql bench tpcds [flags]         time TPC-DS queries (fsql bench tpcds -h)
+  fsql help                        this text
+
+flags:
+  --data DIR            data folder, one sub-folder per table
+                        (default: a scale-0.01 TPC-DS set in the user cache
+                        folder, generated on first use)
+  --set KEY=VALUE       engine setting, repeatable
+  --format FORMAT       table (default), csv or json (JSON Lines)
+
+EXPLAIN [ANALYZE] SELECT ... prints the plan as text.
+
+settings (--set):
+`)
+	for _, k := range fsql.ConfigKeys() {
+		fmt.Fprintf(w, "  %s\n", k)
+	}
+}
+
+// setFlags collects repeated --set key=value flags.
+type setFlags []string
+
+func (s *setFlags) String() string { return strings.Join(*s, ",") }
+
+func (s *setFlags) Set(v string) error {
+	if !strings.Contains(v, "=") {
+		return fmt.Errorf("want key=value, got %q", v)
+	}
+	*s = append(*s, v)
+	return nil
+}
+
+// apply applies the settings to cfg in order.
+func (s setFlags) apply(cfg *fsql.Config) error {
+	for _, kv := range s {
+		k, v, _ := strings.Cut(kv, "=")
+		if err := cfg.Set(k, v); err != nil {
+			return fmt.Errorf("--set %s: %w", kv, err)
+		}
+	}
+	return nil
+}
+
+// parseFlags parses fs quietly and turns its complaint into one line.
+func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer, help func(io.Writer)) error {
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			help(stdout)
+			return err
+		}
+		return fmt.Errorf("%w (see fsql help)", err)
+	}
+	return nil
+}
+
+func runQuery(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("fsql", flag.ContinueOnError)
+	sqlText := fs.String("e", "", "statements to run")
+	file := fs.String("f", "", "file of statements to run")
+	data := fs.String("data", "", "data folder")
+	formatName := fs.String("format", "table", "output format")
+	var sets setFlags
+	fs.Var(&sets, "set", "key=value")
+	if err := parseFlags(fs, args, stdout, usage); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q (see fsql help)", fs.Arg(0))
+	}
+	if *sqlText != "" && *file != "" {
+		return errors.New("give -e or -f, not both")
+	}
+	outFormat, err := format.Parse(*formatName)
+	if err != nil {
+		return err
+	}
+	cfg := fsql.DefaultConfig()
+	if err := sets.apply(&cfg); err != nil {
+		return err
+	}
+
+	script := *sqlText
+	if *file != "" {
+		b, err := os.ReadFile(*file)
+		if err != nil {
+			return err
+		}
+		script = string(b)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	dir, err := dataDir(ctx, *data, defaultScale, stderr)
+	if err != nil {
+		return err
+	}
+	eng, err := fsql.Open(dir, cfg)
+	if err != nil {
+		return err
+	}
+	p := &printer{eng: eng, out: stdout, format: outFormat}
+	if *sqlText == "" && *file == "" {
+		stop() // the prompt installs its own handler per statement
+		return repl(p, stdin, stdout, stderr, isTerminal(stdin))
+	}
+	return p.script(ctx, script)
+}

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fsql-dev/fsql"
+	"github.com/fsql-dev/fsql/internal/format"
+)
+
+func runArgs(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(args, strings.NewReader(""), &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func TestHelp(t *testing.T) {
+	for _, args := range [][]string{{"help"}, {"-h"}, {"--help"}} {
+		code, out, _ := runArgs(t, args...)
+		if code != 0 || !strings.Contains(out, "fsql bench tpcds") || !strings.Contains(out, "parallelism.default") {
+			t.Errorf("%v: code %d, output %q", args, code, out)
+		}
+	}
+}
+
+// TestErrorsAreOneLine checks that every command-line mistake exits 1 with
+// a single "fsql: ..." line on stderr that says what is wrong.
+func TestErrorsAreOneLine(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "missing.sql")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--bogus"}, "-bogus"},
+		{[]string{"--data", dir, "--set", "nope=1", "-e", "select 1"}, `unknown config key "nope"`},
+		{[]string{"--data", dir, "--set", "parallelism.default", "-e", "select 1"}, "key=value"},
+		{[]string{"--data", dir, "--format", "xml", "-e", "select 1"}, `unknown output format "xml"`},
+		{[]string{"--data", filepath.Join(dir, "nope"), "-e", "select 1"}, "does not exist"},
+		{[]string{"--data", dir, "-f", file}, "missing.sql"},
+		{[]string{"--data", dir, "-e", "select 1", "-f", file}, "not both"},
+		{[]string{"--data", dir, "-e", "select 1", "extra"}, `unexpected argument "extra"`},
+		{[]string{"bench"}, "fsql bench tpcds"},
+		{[]string{"bench", "tpcds", "--runs", "0"}, "--runs"},
+		{[]string{"bench", "tpcds", "--query-dir", filepath.Join(dir, "q")}, "--query-dir"},
+	} {
+		code, _, stderr := runArgs(t, c.args...)
+		if code != 1 {
+			t.Errorf("%v: exit code %d, want 1", c.args, code)
+		}
+		if !strings.HasPrefix(stderr, "fsql: ") || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: stderr %q, want one fsql: line mentioning %q", c.args, stderr, c.want)
+		}
+	}
+}
+
+func TestLoadBenchQueries(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "q3.sql"), []byte("select 3;\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "q14a.sql"), []byte("-- note\nselect 14\n"), 0o644)
+	qs, err := loadBenchQueries(dir, "3, q14a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(qs) != 2 || qs[0].name != "q3" || qs[0].text != "select 3" || qs[1].text != "-- note\nselect 14" {
+		t.Errorf("got %+v %+v", qs[0], qs[1])
+	}
+	if _, err := loadBenchQueries(dir, "7"); err == nil || !strings.Contains(err.Error(), "q7.sql") {
+		t.Errorf("missing query: %v", err)
+	}
+}
+
+func TestPrintBench(t *testing.T) {
+	qs := []*benchQuery{
+		{name: "q3", times: []time.Duration{3 * time.Millisecond, time.Millisecond, 2 * time.Millisecond}, rows: 10},
+		{name: "q7", times: []time.Duration{4 * time.Millisecond, 6 * time.Millisecond}, rows: 100},
+	}
+	var out bytes.Buffer
+	if err := printBench(&out, qs); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	for _, want := range []string{"q3", "2.0", "q7", "5.0", "total", "7.0"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("bench table lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+func TestSetFlags(t *testing.T) {
+	var s setFlags
+	if err := s.Set("parallelism.default=3"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Set("novalue"); err == nil {
+		t.Error("Set accepted a flag without =")
+	}
+}
+
+func TestDefaultDataDir(t *testing.T) {
+	d, err := defaultDataDir(0.01)
+	if err != nil {
+		t.Skip("no user cache dir:", err)
+	}
+	if filepath.Base(d) != "tpcds-sf0.01" || filepath.Base(filepath.Dir(d)) != "fsql" {
+		t.Errorf("default data dir %s", d)
+	}
+	if d, _ := defaultDataDir(1); filepath.Base(d) != "tpcds-sf1" {
+		t.Errorf("scale 1 dir %s", d)
+	}
+}
+
+// TestPromptContinuesAfterErrors feeds the prompt a multi-line statement
+// that fails, then \q: the error is printed and the session goes on until
+// \q.
+func TestPromptContinuesAfterErrors(t *testing.T) {
+	var out, errOut bytes.Buffer
+	in := strings.NewReader("select\n  1;\n\nselect 2;\n\\q\nselect 3;\n")
+	eng, err := fsql.Open(t.TempDir(), fsql.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &printer{eng: eng, out: &out, format: format.Table}
+	// The engine over an empty folder fails both statements (or, once
+	// it runs queries, fails on no table); the session must go on.
+	if err := repl(p, in, &out, &errOut, true); err != nil {
+		t.Fatalf("interactive session failed: %v", err)
+	}
+	if got := strings.Count(out.String(), prompt); got != 4 {
+		t.Errorf("%d prompts, want 4: %q", got, out.String())
+	}
+	if !strings.Contains(out.String(), contPrompt) {
+		t.Errorf("no continuation prompt: %q", out.String())
+	}
+	if n := strings.Count(errOut.String(), "fsql: "); n > 2 {
+		t.Errorf("stderr %q: statement after \\q ran", errOut.String())
+	}
+}
+
+// TestPipedScriptFails checks that statements piped in print no prompts
+// and that a failing one makes the run exit 1.
+func TestPipedScriptFails(t *testing.T) {
+	var out, errOut bytes.Buffer
+	code := run([]string{"--data", t.TempDir()}, strings.NewReader("select * from nope;\n"), &out, &errOut)
+	if code != 1 {
+		t.Errorf("exit code %d, want 1", code)
+	}
+	if strings.Contains(out.String(), prompt) {
+		t.Errorf("prompt printed for piped input: %q", out.String())
+	}
+}
