@@ -2,12 +2,16 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/fsql-dev/fsql"
 	"github.com/fsql-dev/fsql/internal/format"
 )
@@ -152,5 +156,36 @@ func TestPipedScriptFails(t *testing.T) {
 	}
 	if strings.Contains(out.String(), prompt) {
 		t.Errorf("prompt printed for piped input: %q", out.String())
+	}
+}
+
+func TestIsPlan(t *testing.T) {
+	plan := arrow.NewSchema([]arrow.Field{{Name: "plan", Type: arrow.BinaryTypes.String}}, nil)
+	notPlan := arrow.NewSchema([]arrow.Field{{Name: "plan", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	two := arrow.NewSchema([]arrow.Field{{Name: "plan", Type: arrow.BinaryTypes.String}, {Name: "x", Type: arrow.BinaryTypes.String}}, nil)
+	if !isPlan(plan) || isPlan(notPlan) || isPlan(two) {
+		t.Error("isPlan misjudges EXPLAIN output")
+	}
+}
+
+func TestMessage(t *testing.T) {
+	if got := message(fmt.Errorf("query: %w", context.Canceled)); got != "cancelled" {
+		t.Errorf("message(cancelled) = %q", got)
+	}
+	if got := message(errors.New("line 1 column 8\nnear x ")); got != "line 1 column 8 near x" {
+		t.Errorf("message kept the newline: %q", got)
+	}
+}
+
+func TestMedian(t *testing.T) {
+	ms := func(v ...int) []time.Duration {
+		var d []time.Duration
+		for _, x := range v {
+			d = append(d, time.Duration(x))
+		}
+		return d
+	}
+	if median(ms(5, 1, 3)) != 3 || median(ms(4, 1, 3, 2)) != 2 {
+		t.Error("median is wrong")
 	}
 }
