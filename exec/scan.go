@@ -1,0 +1,280 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/fsql-dev/fsql/connectors/hive"
+)
+
+// Scan reads a Hive table. All tasks of the scan's stage see the same list
+// of splits (one per file); task i of p reads the splits the byte-balanced
+// assignment gives it (see AssignSplits), so a skewed partition does not
+// land on one task together with many others.
+type Scan struct {
+	Table *hive.Table
+	// Columns are the output columns, indexes into Table.Schema (partition
+	// columns included). An empty list produces batches with rows but no
+	// columns, which is all COUNT(*) needs.
+	Columns []int
+	// Partitions are the partitions left after static pruning; nil means
+	// all of Table.Partitions.
+	Partitions []*hive.Partition
+	// KeepRowGroup, when set, drops row groups it returns false for (the
+	// pruning package builds it from min/max statistics).
+	KeepRowGroup func(f *hive.File, rg int) bool
+	// Label is extra text for EXPLAIN, such as the pushed predicates.
+	Label string
+}
+
+// Split is the unit of scan work: one file and the row groups to read.
+type Split struct {
+	Partition *hive.Partition
+	File      *hive.File
+	// RowGroups are the kept row groups, ascending; empty when the row-group
+	// filter dropped them all (the split is still listed so EXPLAIN ANALYZE
+	// can count what was pruned).
+	RowGroups []int
+	// Bytes is the compressed size of the projected file columns in the kept
+	// row groups: what reading the split costs.
+	Bytes int64
+}
+
+// Schema implements Node.
+func (s *Scan) Schema() *arrow.Schema {
+	fields := make([]arrow.Field, len(s.Columns))
+	for i, c := range s.Columns {
+		if c >= 0 && c < len(s.Table.Schema.Fields()) {
+			fields[i] = s.Table.Schema.Field(c)
+		}
+	}
+	return arrow.NewSchema(fields, nil)
+}
+
+// Children implements Node: a scan is a leaf.
+func (s *Scan) Children() []Node { return nil }
+
+// String implements Node.
+func (s *Scan) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Scan(%s", s.Table.Name)
+	names := make([]string, len(s.Columns))
+	for i, f := range s.Schema().Fields() {
+		names[i] = f.Name
+	}
+	fmt.Fprintf(&b, " [%s]", strings.Join(names, ", "))
+	if len(s.Table.PartitionColumns) > 0 {
+		fmt.Fprintf(&b, " partitions=%d/%d", len(s.partitions()), len(s.Table.Partitions))
+	}
+	if s.KeepRowGroup != nil {
+		b.WriteString(" row-group-filter")
+	}
+	if s.Label != "" {
+		b.WriteString(" ")
+		b.WriteString(s.Label)
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
+func (s *Scan) partitions() []*hive.Partition {
+	if s.Partitions == nil {
+		return s.Table.Partitions
+	}
+	return s.Partitions
+}
+
+// Splits lists one split per file of the surviving partitions, in
+// partition and file order, with the row groups KeepRowGroup keeps.
+func (s *Scan) Splits() []Split {
+	var out []Split
+	for _, p := range s.partitions() {
+		for _, f := range p.Files {
+			sp := Split{Partition: p, File: f, RowGroups: make([]int, 0, len(f.RowGroups))}
+			for rg := range f.RowGroups {
+				if s.KeepRowGroup != nil && !s.KeepRowGroup(f, rg) {
+					continue
+				}
+				sp.RowGroups = append(sp.RowGroups, rg)
+				for _, c := range s.Columns {
+					if c >= 0 && c < s.Table.NumFileColumns {
+						sp.Bytes += f.RowGroups[rg].Columns[c].Bytes
+					}
+				}
+			}
+			out = append(out, sp)
+		}
+	}
+	return out
+}
+
+// InputBytes is the compressed size of everything the scan will read.
+func (s *Scan) InputBytes() int64 {
+	var n int64
+	for _, sp := range s.Splits() {
+		n += sp.Bytes
+	}
+	return n
+}
+
+// AssignSplits gives each split to one of p tasks and returns the task of
+// every split. Splits are taken largest first and each goes to the task
+// with the fewest bytes so far (lowest task index on ties); the result only
+// depends on the splits and p, so every task computes the same answer.
+func AssignSplits(splits []Split, p int) []int {
+	if p < 1 {
+		p = 1
+	}
+	order := make([]int, len(splits))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return splits[order[a]].Bytes > splits[order[b]].Bytes })
+	load := make([]int64, p)
+	count := make([]int, p)
+	task := make([]int, len(splits))
+	for _, i := range order {
+		best := 0
+		for t := 1; t < p; t++ {
+			if load[t] < load[best] || (load[t] == load[best] && count[t] < count[best]) {
+				best = t
+			}
+		}
+		task[i] = best
+		load[best] += splits[i].Bytes
+		count[best]++
+	}
+	return task
+}
+
+// Open implements Node.
+func (s *Scan) Open(tc *TaskContext, inputs []Stream) (Stream, error) {
+	if len(inputs) != 0 {
+		return nil, fmt.Errorf("%w: Scan takes no inputs, got %d", ErrInternal, len(inputs))
+	}
+	if s.Table == nil {
+		return nil, fmt.Errorf("%w: Scan without a table", ErrInternal)
+	}
+	for _, c := range s.Columns {
+		if c < 0 || c >= len(s.Table.Schema.Fields()) {
+			return nil, fmt.Errorf("%w: Scan of %s: column #%d out of range (%d columns)", ErrInternal, s.Table.Name, c, len(s.Table.Schema.Fields()))
+		}
+	}
+	p, task := tc.Parallelism, tc.Task
+	if p < 1 {
+		p, task = 1, 0
+	}
+	all := s.Splits()
+	owner := AssignSplits(all, p)
+	var mine []Split
+	for i, sp := range all {
+		if owner[i] == task {
+			mine = append(mine, sp)
+		}
+	}
+	return &scanStream{s: s, tc: tc, splits: mine, first: task == 0}, nil
+}
+
+type scanStream struct {
+	s      *Scan
+	tc     *TaskContext
+	splits []Split
+	first  bool // task 0 notes the per-scan counters
+	noted  bool
+	pos    int // next split to open
+	cur    *hive.FileReader
+	curSp  *Split
+	closed bool
+}
+
+func (st *scanStream) note() {
+	stats := st.tc.Stats.For(st.s)
+	if st.first {
+		stats.Note("partitions", int64(len(st.s.partitions())))
+		stats.Note("partitions_total", int64(len(st.s.Table.Partitions)))
+	}
+	for _, sp := range st.splits {
+		stats.Note("row_groups_total", int64(len(sp.File.RowGroups)))
+		stats.Note("row_groups_kept", int64(len(sp.RowGroups)))
+		if len(sp.RowGroups) > 0 {
+			stats.Note("files", 1)
+		} else {
+			stats.Note("files_pruned", 1)
+		}
+	}
+}
+
+func (st *scanStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	if !st.noted {
+		st.noted = true
+		st.note()
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if st.closed {
+			return nil, io.EOF
+		}
+		if st.cur == nil {
+			for st.pos < len(st.splits) && len(st.splits[st.pos].RowGroups) == 0 {
+				st.pos++
+			}
+			if st.pos == len(st.splits) {
+				return nil, io.EOF
+			}
+			sp := &st.splits[st.pos]
+			st.pos++
+			r, err := st.s.Table.OpenFile(sp.Partition, sp.File, hive.ScanOptions{
+				Columns: st.s.Columns, RowGroups: sp.RowGroups, BatchSize: BatchSize, Alloc: st.tc.Alloc,
+			})
+			if err != nil {
+				return nil, st.wrap(sp, err)
+			}
+			st.cur, st.curSp = r, sp
+		}
+		b, err := st.cur.Next(ctx)
+		if err == nil {
+			return b, nil
+		}
+		sp := st.curSp
+		st.finishFile()
+		if err != io.EOF {
+			if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+				return nil, err
+			}
+			return nil, st.wrap(sp, err)
+		}
+	}
+}
+
+// wrap makes a reader error an execution error that names the file.
+func (st *scanStream) wrap(sp *Split, err error) error {
+	if strings.Contains(err.Error(), sp.File.Path) {
+		return fmt.Errorf("%w: scan of table %s: %w", ErrExecution, st.s.Table.Name, err)
+	}
+	return fmt.Errorf("%w: scan of table %s, file %s: %w", ErrExecution, st.s.Table.Name, sp.File.Path, err)
+}
+
+func (st *scanStream) finishFile() {
+	if st.cur == nil {
+		return
+	}
+	st.tc.Stats.For(st.s).Note("bytes_read", st.cur.BytesRead())
+	st.cur.Close()
+	st.cur, st.curSp = nil, nil
+}
+
+func (st *scanStream) Close() {
+	if st.closed {
+		return
+	}
+	st.finishFile()
+	st.closed = true
+}

@@ -1,0 +1,232 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/fsql-dev/fsql/connectors/hive"
+)
+
+// scanTestTable writes table "fact" with partitions day=1..3, two files per
+// partition, 300 rows per file in row groups of 100; id is unique.
+func scanTestTable(t *testing.T) *hive.Table {
+	t.Helper()
+	dir := t.TempDir()
+	group := parquet.Group{"id": parquet.Int(64), "v": parquet.Optional(parquet.String())}
+	id := int64(0)
+	for day := 1; day <= 3; day++ {
+		for file := 0; file < 2; file++ {
+			path := filepath.Join(dir, "fact", fmt.Sprintf("day=%d", day), fmt.Sprintf("part-%d.parquet", file))
+			os.MkdirAll(filepath.Dir(path), 0o755)
+			f, err := os.Create(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := parquet.NewWriter(f, parquet.NewSchema("t", group), parquet.MaxRowsPerRowGroup(100))
+			b := parquet.NewRowBuilder(group)
+			rows := make([]parquet.Row, 0, 300)
+			for i := 0; i < 300; i++ {
+				b.Reset()
+				b.Add(0, parquet.Int64Value(id))
+				if id%5 != 0 {
+					b.Add(1, parquet.ByteArrayValue([]byte(fmt.Sprint("v", id))))
+				}
+				rows = append(rows, b.Row())
+				id++
+			}
+			if _, err := w.WriteRows(rows); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+		}
+	}
+	cat, err := hive.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, err := cat.Table("fact")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tb
+}
+
+// runScan runs every task of s and returns the ids read per task.
+func runScan(t *testing.T, s *Scan, p int, stats *QueryStats) [][]int64 {
+	t.Helper()
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	out := make([][]int64, p)
+	for task := 0; task < p; task++ {
+		st, err := s.Open(&TaskContext{Alloc: mem, Task: task, Parallelism: p, Stats: stats}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for {
+			b, err := st.Next(context.Background())
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !b.Schema().Equal(s.Schema()) {
+				t.Fatalf("batch schema %s, node schema %s", b.Schema(), s.Schema())
+			}
+			ids := b.Column(1).(*array.Int64)
+			for i := 0; i < ids.Len(); i++ {
+				out[task] = append(out[task], ids.Value(i))
+			}
+			b.Release()
+		}
+		st.Close()
+		st.Close()
+	}
+	return out
+}
+
+func TestScan(t *testing.T) {
+	tb := scanTestTable(t)
+	s := &Scan{Table: tb, Columns: []int{2, 0, 1}}
+	if got := s.String(); got != "Scan(fact [day, id, v] partitions=3/3)" {
+		t.Errorf("String() = %q", got)
+	}
+	if len(s.Splits()) != 6 || s.InputBytes() <= 0 {
+		t.Fatalf("%d splits, %d bytes", len(s.Splits()), s.InputBytes())
+	}
+	stats := NewQueryStats()
+	perTask := runScan(t, s, 2, stats)
+	seen := map[int64]bool{}
+	for task, ids := range perTask {
+		if len(ids) != 900 {
+			t.Errorf("task %d read %d rows, want 900 (3 of 6 equal files)", task, len(ids))
+		}
+		for _, id := range ids {
+			if seen[id] {
+				t.Fatalf("id %d read twice", id)
+			}
+			seen[id] = true
+		}
+	}
+	if len(seen) != 1800 {
+		t.Fatalf("read %d distinct ids, want 1800", len(seen))
+	}
+	notes := stats.For(s).Notes()
+	if notes["files"] != 6 || notes["row_groups_total"] != 18 || notes["row_groups_kept"] != 18 || notes["partitions"] != 3 || notes["bytes_read"] != s.InputBytes() {
+		t.Fatalf("notes %v, input bytes %d", notes, s.InputBytes())
+	}
+}
+
+func TestScanPruned(t *testing.T) {
+	tb := scanTestTable(t)
+	s := &Scan{
+		Table:      tb,
+		Columns:    []int{2, 0},
+		Partitions: tb.Partitions[1:],
+		// Keep only the middle row group of every file.
+		KeepRowGroup: func(f *hive.File, rg int) bool { return rg == 1 },
+		Label:        "day >= 2",
+	}
+	if got := s.String(); got != "Scan(fact [day, id] partitions=2/3 row-group-filter day >= 2)" {
+		t.Errorf("String() = %q", got)
+	}
+	stats := NewQueryStats()
+	perTask := runScan(t, s, 3, stats)
+	n := 0
+	for _, ids := range perTask {
+		for _, id := range ids {
+			if id < 600 || id%300 < 100 || id%300 >= 200 {
+				t.Fatalf("id %d should have been pruned", id)
+			}
+		}
+		n += len(ids)
+	}
+	if n != 400 {
+		t.Fatalf("read %d rows, want 400", n)
+	}
+	notes := stats.For(s).Notes()
+	if notes["files"] != 4 || notes["row_groups_total"] != 12 || notes["row_groups_kept"] != 4 || notes["partitions"] != 2 || notes["partitions_total"] != 3 {
+		t.Fatalf("notes %v", notes)
+	}
+
+	// Every row group pruned: files are listed but none is opened.
+	s.KeepRowGroup = func(*hive.File, int) bool { return false }
+	stats = NewQueryStats()
+	for _, ids := range runScan(t, s, 2, stats) {
+		if len(ids) != 0 {
+			t.Fatal("rows from a fully pruned scan")
+		}
+	}
+	if notes := stats.For(s).Notes(); notes["files_pruned"] != 4 || notes["bytes_read"] != 0 {
+		t.Fatalf("notes %v", notes)
+	}
+}
+
+func TestScanErrors(t *testing.T) {
+	tb := scanTestTable(t)
+	path := tb.Partitions[0].Files[1].Path
+	if err := os.WriteFile(path, []byte("garbage"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := &Scan{Table: tb, Columns: []int{0}}
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	st, err := s.Open(&TaskContext{Alloc: mem, Parallelism: 1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for {
+		b, err := st.Next(context.Background())
+		if err == nil {
+			b.Release()
+			continue
+		}
+		if !errors.Is(err, ErrExecution) || !strings.Contains(err.Error(), path) {
+			t.Fatalf("want an execution error naming %s, got %v", path, err)
+		}
+		break
+	}
+	if _, err := (&Scan{Table: tb, Columns: []int{7}}).Open(&TaskContext{Alloc: mem}, nil); !errors.Is(err, ErrInternal) {
+		t.Fatalf("bad column: got %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	st2, _ := s.Open(&TaskContext{Alloc: mem}, nil)
+	defer st2.Close()
+	if _, err := st2.Next(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled: got %v", err)
+	}
+}
+
+func TestAssignSplits(t *testing.T) {
+	sizes := []int64{100, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 60}
+	splits := make([]Split, len(sizes))
+	for i, b := range sizes {
+		splits[i].Bytes = b
+	}
+	task := AssignSplits(splits, 2)
+	load := make([]int64, 2)
+	for i, tk := range task {
+		load[tk] += sizes[i]
+	}
+	if load[0] != 130 || load[1] != 130 {
+		t.Fatalf("loads %v, want balanced 130/130", load)
+	}
+	if got := AssignSplits(splits, 0); len(got) != len(splits) || got[0] != 0 {
+		t.Fatalf("p=0: %v", got)
+	}
+}
