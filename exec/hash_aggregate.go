@@ -420,7 +420,7 @@ func (s *hashAggStream) Close() {
 type groupTable struct {
 	types  []arrow.DataType
 	intKey bool
-	ints   map[int64]int32
+	ints   *intTable
 	null   int32
 	strs   map[string]int32
 	enc    keyEncoder
@@ -446,7 +446,7 @@ func newGroupTable(types []arrow.DataType) *groupTable {
 	}
 	g.intKey = len(types) == 1 && intKeyType(types[0])
 	if g.intKey {
-		g.ints = map[int64]int32{}
+		g.ints = newIntTable(1024)
 	} else {
 		g.strs = map[string]int32{}
 	}
@@ -465,7 +465,11 @@ func (g *groupTable) bytes() int64 {
 	for _, c := range g.cols {
 		per += int64(max(c.w, 16)) + 1
 	}
-	return int64(g.n)*per + g.varLen
+	n := int64(g.n)*per + g.varLen
+	if g.ints != nil {
+		n += g.ints.bytes()
+	}
+	return n
 }
 
 // ids fills out with the group id of every row, adding new groups.
@@ -488,10 +492,11 @@ func (g *groupTable) ids(keys []arrow.Array, n int, out []int32) ([]int32, error
 				out[i] = g.null
 				continue
 			}
-			id, ok := g.ints[v]
-			if !ok {
+			slot := g.ints.upsert(v)
+			id := g.ints.vals[slot]
+			if id < 0 {
 				id = int32(g.n)
-				g.ints[v] = id
+				g.ints.vals[slot] = id
 				g.addGroup(keys, i)
 			}
 			out[i] = id

@@ -161,7 +161,7 @@ type hashJoinStream struct {
 	buildCols      []arrow.Array
 	nb             int
 	intKey         bool
-	ihead          map[int64]int32
+	ihead          *intTable
 	shead          map[string]int32
 	next           []int32
 	buildNullKey   bool
@@ -302,7 +302,7 @@ func (s *hashJoinStream) buildSide(ctx context.Context) error {
 		s.buildMatched = make([]bool, s.nb)
 	}
 	if s.intKey {
-		s.ihead = make(map[int64]int32, s.nb)
+		s.ihead = newIntTable(s.nb)
 		vals := intKeys(keys[0], nil)
 		bits, off := validity(keys[0])
 		for i := s.nb - 1; i >= 0; i-- {
@@ -310,12 +310,9 @@ func (s *hashJoinStream) buildSide(ctx context.Context) error {
 				s.buildNullKey = true
 				continue
 			}
-			h, ok := s.ihead[vals[i]]
-			if !ok {
-				h = -1
-			}
-			s.next[i] = h
-			s.ihead[vals[i]] = int32(i)
+			slot := s.ihead.upsert(vals[i])
+			s.next[i] = s.ihead.vals[slot]
+			s.ihead.vals[slot] = int32(i)
 		}
 		return nil
 	}
@@ -381,11 +378,7 @@ func (s *hashJoinStream) startProbe(b arrow.RecordBatch) error {
 				continue
 			}
 			s.pnull[i] = false
-			h, ok := s.ihead[v]
-			if !ok {
-				h = -1
-			}
-			s.heads[i] = h
+			s.heads[i] = s.ihead.get(v)
 		}
 		return nil
 	}
