@@ -95,4 +95,3 @@ func BenchmarkHashJoin(b *testing.B) {
 	}
 	b.ReportMetric(float64(nProbe)*float64(b.N)/b.Elapsed().Seconds(), "probe_rows/s")
 }
-
