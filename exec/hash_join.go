@@ -249,7 +249,7 @@ func (s *hashJoinStream) buildSide(ctx context.Context) error {
 			continue
 		}
 		batches = append(batches, b)
-		n := batchBytes(b)
+		n := recordBytes(b)
 		if err := s.tc.Memory.Reserve(s.who, n); err != nil {
 			return err
 		}

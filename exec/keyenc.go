@@ -74,7 +74,7 @@ func dataBytes(d arrow.ArrayData) int64 {
 	return n
 }
 
-func batchBytes(b arrow.RecordBatch) int64 {
+func recordBytes(b arrow.RecordBatch) int64 {
 	var n int64
 	for _, c := range b.Columns() {
 		n += arrayBytes(c)

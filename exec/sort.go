@@ -140,7 +140,7 @@ func (b *sortBuffer) drain(ctx context.Context, in Stream, compactAt int) error 
 		}
 		b.batches = append(b.batches, batch)
 		b.rows += int(batch.NumRows())
-		n := batchBytes(batch)
+		n := recordBytes(batch)
 		if err := b.tc.Memory.Reserve(b.who, n); err != nil {
 			return err
 		}
@@ -155,7 +155,7 @@ func (b *sortBuffer) drain(ctx context.Context, in Stream, compactAt int) error 
 			b.cols, b.n = nil, 0
 			b.batches = []arrow.RecordBatch{kept}
 			b.rows = int(kept.NumRows())
-			b.resetReservation(batchBytes(kept))
+			b.resetReservation(recordBytes(kept))
 		}
 	}
 }
