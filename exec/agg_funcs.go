@@ -59,6 +59,10 @@ func normAggFn(fn string) string {
 		return "stddev_samp"
 	case "variance":
 		return "var_samp"
+	case "any_value":
+		// Any value of the group will do; the minimum is one, and it is
+		// deterministic and mergeable.
+		return "min"
 	}
 	return fn
 }

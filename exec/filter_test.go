@@ -48,3 +48,27 @@ func TestValuesOnlyTaskZero(t *testing.T) {
 		t.Fatal(rows, err)
 	}
 }
+
+// TestOperatorsWithRealExpressions runs Filter, Project and Values over
+// the expression package's own calls and literals.
+func TestOperatorsWithRealExpressions(t *testing.T) {
+	s := opSchema(fld("a", tInt64), fld("b", tStr))
+	in := src(t, s, []any{1, "x"}, []any{5, "y"}, []any{nil, "z"}, []any{3, "w"})
+	cond, err := expr.NewCall(">", col(0, tInt64), expr.NewLiteral(2, tInt64))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRows(t, runRows(t, &Filter{Child: in, Cond: cond}), "5|y", "3|w")
+	plus, err := expr.NewCall("+", col(0, tInt64), expr.NewLiteral(1, tInt64))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &Project{Child: in, Exprs: []expr.Expr{plus}, Names: []string{"a1"}}
+	got := runRows(t, p)
+	if len(got) != 4 || got[2] != "NULL" {
+		t.Fatalf("project: %q", got)
+	}
+	v := &Values{Rows: [][]expr.Expr{{expr.NewLiteral(7, tInt64), expr.NewLiteral("s", tStr)}, {expr.Null(tInt64), expr.NewLiteral("t", tStr)}},
+		Types: []arrow.DataType{tInt64, tStr}}
+	wantRows(t, runRows(t, v), "7|s", "NULL|t")
+}

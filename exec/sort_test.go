@@ -1,10 +1,14 @@
 package exec
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math/rand"
 	"slices"
 	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
 var sortSchema = opSchema(fld("a", tInt64), fld("s", tStr), fld("d", tDec152), fld("f", tF64))
@@ -50,5 +54,36 @@ func TestTopNEqualsSortPlusLimit(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Fatalf("n=%d off=%d: %d rows vs %d", c.n, c.off, len(got), len(want))
 		}
+	}
+}
+
+func TestSortWindowBudgetAndCancel(t *testing.T) {
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer alloc.AssertSize(t, 0)
+	in := src(t, sortSchema, sortData...)
+	keys := []SortKey{{Expr: col(0, tInt64)}}
+	for _, n := range []Node{
+		&Sort{Child: in, Keys: keys},
+		&TopN{Child: in, Keys: keys, N: 2},
+		&Window{Child: in, OrderBy: keys, Funcs: []WindowFunc{{Fn: "rank", Type: tInt64, Name: "r"}}},
+	} {
+		tc := newTC(alloc)
+		tc.Memory = NewMemoryBudget(50)
+		if _, err := runWith(tc, n); !errors.Is(err, ErrResourcesExhausted) {
+			t.Fatalf("%s: want ErrResourcesExhausted, got %v", n, err)
+		}
+		if tc.Memory.Used() != 0 {
+			t.Fatalf("%s: budget held: %d", n, tc.Memory.Used())
+		}
+		s, err := openTree(newTC(alloc), n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if _, err := s.Next(ctx); !errors.Is(err, context.Canceled) {
+			t.Fatalf("%s: want context.Canceled, got %v", n, err)
+		}
+		s.Close()
 	}
 }
