@@ -1,0 +1,508 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/fsql-dev/fsql/exec/expr"
+	"github.com/fsql-dev/fsql/exec/keygroup"
+)
+
+// ExchangeKind says how an Exchange routes rows from producer tasks to
+// consumer tasks.
+type ExchangeKind int
+
+const (
+	// HashExchange sends each row to the task owning its key group:
+	// keygroup.ForHash(HashColumns(Keys), MaxParallelism).
+	HashExchange ExchangeKind = iota
+	// BroadcastExchange sends every row to every consumer task (the build
+	// side of a broadcast join).
+	BroadcastExchange
+	// GatherExchange sends every row to a single consumer task.
+	GatherExchange
+)
+
+// String names the kind as EXPLAIN prints it.
+func (k ExchangeKind) String() string {
+	switch k {
+	case HashExchange:
+		return "hash"
+	case BroadcastExchange:
+		return "broadcast"
+	case GatherExchange:
+		return "gather"
+	}
+	return fmt.Sprintf("ExchangeKind(%d)", int(k))
+}
+
+// Exchange is a stage boundary: the stage below (Child) writes its output
+// into the exchange, the stage above reads it. BuildStages cuts the plan
+// here; the scheduler, not Open, runs both sides.
+type Exchange struct {
+	Kind  ExchangeKind
+	Child Node
+	// Keys are the shuffle keys, evaluated against Child's batches (hash
+	// only).
+	Keys []expr.Expr
+	// MaxParallelism is the number of key groups (hash only). Zero means
+	// RunConfig.MaxParallelism, or keygroup.DefaultMaxParallelism of the
+	// run's parallelism when that is zero too.
+	MaxParallelism int
+}
+
+// Schema implements Node: an exchange moves rows, it does not change them.
+func (e *Exchange) Schema() *arrow.Schema { return e.Child.Schema() }
+
+// Children implements Node.
+func (e *Exchange) Children() []Node { return []Node{e.Child} }
+
+// String implements Node.
+func (e *Exchange) String() string {
+	switch e.Kind {
+	case HashExchange:
+		keys := make([]string, len(e.Keys))
+		for i, k := range e.Keys {
+			keys[i] = k.String()
+		}
+		kg := "default key groups"
+		if e.MaxParallelism > 0 {
+			kg = fmt.Sprintf("%d key groups", e.MaxParallelism)
+		}
+		return fmt.Sprintf("Exchange(hash [%s], %s)", strings.Join(keys, ", "), kg)
+	default:
+		return fmt.Sprintf("Exchange(%s)", e.Kind)
+	}
+}
+
+// Open implements Node. Exchanges are never opened as operators: the
+// scheduler replaces each one by a writer in the stage below and a reader
+// in the stage above.
+func (e *Exchange) Open(*TaskContext, []Stream) (Stream, error) {
+	return nil, fmt.Errorf("%w: an Exchange was opened as an operator; run plans with exec.Run, which cuts them into stages", ErrInternal)
+}
+
+// SubpartitionStore holds an exchange's data: for every producer task, one
+// list of batches per subpartition (a key group for hash exchanges, the
+// single subpartition 0 otherwise).
+//
+// Today's store keeps batches in memory and is read only after every
+// producer finished (blocking shuffle). The interface is what a hybrid
+// shuffle (readers following live producers) or a store spilling to Arrow
+// IPC files implements instead.
+type SubpartitionStore interface {
+	// Write appends b to subpartition sub of producer; the store takes
+	// ownership of b. Each producer writes from one goroutine; different
+	// producers write concurrently.
+	Write(producer, sub int, b arrow.RecordBatch) error
+	// FinishProducer says producer wrote everything.
+	FinishProducer(producer int)
+	// Open reads subpartitions start..end (inclusive) of every producer,
+	// producer by producer. Every reader gets its own reference to each
+	// batch, so several consumers may read the same subpartitions.
+	Open(start, end int) SubpartitionReader
+	// Release drops every batch. Readers must be closed first.
+	Release()
+}
+
+// SubpartitionReader yields the batches of a range of subpartitions; the
+// caller owns (and releases) each batch. Next returns io.EOF at the end.
+type SubpartitionReader interface {
+	Next(ctx context.Context) (arrow.RecordBatch, error)
+	Close()
+}
+
+// memStore is the in-memory SubpartitionStore.
+type memStore struct {
+	mu       sync.Mutex
+	batches  [][][]arrow.RecordBatch // [producer][sub]
+	released bool
+}
+
+func newMemStore(producers, subs int) *memStore {
+	s := &memStore{batches: make([][][]arrow.RecordBatch, producers)}
+	for p := range s.batches {
+		s.batches[p] = make([][]arrow.RecordBatch, subs)
+	}
+	return s
+}
+
+func (s *memStore) Write(producer, sub int, b arrow.RecordBatch) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.released {
+		b.Release()
+		return fmt.Errorf("%w: write to a released exchange", ErrInternal)
+	}
+	s.batches[producer][sub] = append(s.batches[producer][sub], b)
+	return nil
+}
+
+func (s *memStore) FinishProducer(int) {}
+
+func (s *memStore) Open(start, end int) SubpartitionReader {
+	return &memReader{s: s, start: start, end: end, sub: start}
+}
+
+func (s *memStore) Release() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.released {
+		return
+	}
+	s.released = true
+	for _, subs := range s.batches {
+		for _, bs := range subs {
+			for _, b := range bs {
+				b.Release()
+			}
+		}
+	}
+	s.batches = nil
+}
+
+// memReader walks producer-major, then subpartition, then batch.
+type memReader struct {
+	s                  *memStore
+	start, end         int
+	producer, sub, idx int
+	closed             bool
+}
+
+func (r *memReader) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	r.s.mu.Lock()
+	defer r.s.mu.Unlock()
+	if r.closed || r.s.released {
+		return nil, io.EOF
+	}
+	for r.producer < len(r.s.batches) {
+		if r.sub > r.end {
+			r.producer++
+			r.sub, r.idx = r.start, 0
+			continue
+		}
+		bs := r.s.batches[r.producer][r.sub]
+		if r.idx < len(bs) {
+			b := bs[r.idx]
+			r.idx++
+			b.Retain()
+			return b, nil
+		}
+		r.sub++
+		r.idx = 0
+	}
+	return nil, io.EOF
+}
+
+func (r *memReader) Close() { r.closed = true }
+
+// ExchangeBuffer is the run-time side of one Exchange: its store, its
+// resolved key-group count, the memory it holds and what every producer
+// wrote to every subpartition (the adaptive scheduler sizes consumer
+// stages from these counters).
+type ExchangeBuffer struct {
+	Exchange *Exchange
+	// Subpartitions is the number of key groups of a hash exchange, else 1.
+	Subpartitions int
+	// Producers is the producer stage's task count.
+	Producers int
+
+	store  SubpartitionStore
+	budget *MemoryBudget
+	held   atomic.Int64 // bytes reserved in budget
+	rows   [][]int64    // [producer][sub], each row written by its producer only
+	bytes  [][]int64
+	// consumers is the number of stages still to read the buffer; the last
+	// one to finish releases it.
+	consumers atomic.Int32
+	release   sync.Once
+}
+
+func newExchangeBuffer(ex *Exchange, subs, producers int, budget *MemoryBudget) *ExchangeBuffer {
+	b := &ExchangeBuffer{
+		Exchange: ex, Subpartitions: subs, Producers: producers,
+		store: newMemStore(producers, subs), budget: budget,
+		rows: make([][]int64, producers), bytes: make([][]int64, producers),
+	}
+	for p := 0; p < producers; p++ {
+		b.rows[p] = make([]int64, subs)
+		b.bytes[p] = make([]int64, subs)
+	}
+	return b
+}
+
+// write stores b for (producer, sub), charging n bytes to the budget.
+func (b *ExchangeBuffer) write(producer, sub int, rb arrow.RecordBatch, n int64) error {
+	if err := b.budget.Reserve("shuffle", n); err != nil {
+		rb.Release()
+		return err
+	}
+	b.held.Add(n)
+	b.rows[producer][sub] += rb.NumRows()
+	b.bytes[producer][sub] += n
+	return b.store.Write(producer, sub, rb)
+}
+
+// Release drops the buffered batches and gives their bytes back; safe to
+// call more than once.
+func (b *ExchangeBuffer) Release() {
+	b.release.Do(func() {
+		b.store.Release()
+		b.budget.Release(b.held.Swap(0))
+	})
+}
+
+// Rows is the number of rows producer wrote to subpartition sub.
+func (b *ExchangeBuffer) Rows(producer, sub int) int64 { return b.rows[producer][sub] }
+
+// Bytes is the number of bytes producer wrote to subpartition sub.
+func (b *ExchangeBuffer) Bytes(producer, sub int) int64 { return b.bytes[producer][sub] }
+
+// SubpartitionBytes sums Bytes over producers, one entry per subpartition.
+func (b *ExchangeBuffer) SubpartitionBytes() []int64 {
+	out := make([]int64, b.Subpartitions)
+	for p := range b.bytes {
+		for s, n := range b.bytes[p] {
+			out[s] += n
+		}
+	}
+	return out
+}
+
+// TotalRows is the number of rows written by all producers.
+func (b *ExchangeBuffer) TotalRows() int64 {
+	var n int64
+	for p := range b.rows {
+		for _, r := range b.rows[p] {
+			n += r
+		}
+	}
+	return n
+}
+
+// TotalBytes is the number of bytes written by all producers.
+func (b *ExchangeBuffer) TotalBytes() int64 {
+	var n int64
+	for _, s := range b.SubpartitionBytes() {
+		n += s
+	}
+	return n
+}
+
+// exchangeWriter is the producer side of an exchange in one task.
+type exchangeWriter struct {
+	buf      *ExchangeBuffer
+	producer int
+	alloc    memory.Allocator
+	ectx     *expr.Context
+
+	hashes []uint32
+	kgs    []int32
+	counts []int
+	starts []int
+	idx    []int32
+}
+
+func newExchangeWriter(buf *ExchangeBuffer, producer int, alloc memory.Allocator) *exchangeWriter {
+	w := &exchangeWriter{buf: buf, producer: producer, alloc: alloc, ectx: &expr.Context{Alloc: alloc}}
+	if buf.Exchange.Kind == HashExchange {
+		w.counts = make([]int, buf.Subpartitions)
+		w.starts = make([]int, buf.Subpartitions)
+	}
+	return w
+}
+
+// Write routes b (owned by the writer from here on) into the buffer.
+func (w *exchangeWriter) Write(ctx context.Context, b arrow.RecordBatch) error {
+	if b.NumRows() == 0 {
+		b.Release()
+		return nil
+	}
+	if w.buf.Exchange.Kind != HashExchange {
+		return w.buf.write(w.producer, 0, b, batchBytes(b))
+	}
+	return w.writeHash(ctx, b)
+}
+
+// writeHash computes each row's key group, reorders the batch by key group
+// with one Take, and stores one zero-copy slice per key group present.
+func (w *exchangeWriter) writeHash(ctx context.Context, b arrow.RecordBatch) error {
+	defer b.Release()
+	n := int(b.NumRows())
+	keys := make([]arrow.Array, 0, len(w.buf.Exchange.Keys))
+	defer func() {
+		for _, k := range keys {
+			k.Release()
+		}
+	}()
+	for _, k := range w.buf.Exchange.Keys {
+		a, err := k.Eval(w.ectx, b)
+		if err != nil {
+			return err
+		}
+		keys = append(keys, a)
+	}
+	if cap(w.hashes) < n {
+		w.hashes = make([]uint32, n)
+		w.kgs = make([]int32, n)
+		w.idx = make([]int32, n)
+	}
+	hashes, kgs := w.hashes[:n], w.kgs[:n]
+	HashColumns(keys, hashes)
+	maxP := w.buf.Subpartitions
+	clear(w.counts)
+	for i, h := range hashes {
+		kg := keygroup.ForHash(h, maxP)
+		kgs[i] = int32(kg)
+		w.counts[kg]++
+	}
+
+	sorted := b
+	if c := w.counts[kgs[0]]; c != n {
+		// Counting sort of row indexes by key group, then one Take.
+		off := 0
+		for kg, c := range w.counts {
+			w.starts[kg] = off
+			off += c
+		}
+		idx := w.idx[:n]
+		for i, kg := range kgs {
+			idx[w.starts[kg]] = int32(i)
+			w.starts[kg]++
+		}
+		taken, err := takeBatch(ctx, w.alloc, b, idx)
+		if err != nil {
+			return err
+		}
+		sorted = taken
+		defer taken.Release()
+	}
+	total := batchBytes(sorted)
+	charged := int64(0)
+	off := 0
+	for kg, c := range w.counts {
+		if c == 0 {
+			continue
+		}
+		// Slices share the sorted batch's buffers, so its bytes are spread
+		// over them by row count; the last slice takes the remainder.
+		nb := total * int64(c) / int64(n)
+		if off+c == n {
+			nb = total - charged
+		}
+		charged += nb
+		slice := sorted.NewSlice(int64(off), int64(off+c))
+		if err := w.buf.write(w.producer, kg, slice, nb); err != nil {
+			return err
+		}
+		off += c
+	}
+	return nil
+}
+
+// takeBatch gathers rows idx of b into a new batch allocated from alloc.
+func takeBatch(ctx context.Context, alloc memory.Allocator, b arrow.RecordBatch, idx []int32) (arrow.RecordBatch, error) {
+	ib := array.NewInt32Builder(alloc)
+	ib.AppendValues(idx, nil)
+	indices := ib.NewArray()
+	ib.Release()
+	defer indices.Release()
+	cctx := compute.WithAllocator(ctx, alloc)
+	cols := make([]arrow.Array, 0, b.NumCols())
+	for _, c := range b.Columns() {
+		t, err := compute.TakeArray(cctx, c, indices)
+		if err != nil {
+			for _, x := range cols {
+				x.Release()
+			}
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, fmt.Errorf("%w: shuffle take: %v", ErrExecution, err)
+		}
+		cols = append(cols, t)
+	}
+	out := array.NewRecordBatch(b.Schema(), cols, int64(len(idx)))
+	for _, c := range cols {
+		c.Release()
+	}
+	return out, nil
+}
+
+// exchangeSource is the consumer side of an exchange in one task: the
+// reader of its key-group range, with small batches coalesced.
+type exchangeSource struct {
+	r      SubpartitionReader
+	closed bool
+}
+
+func (s *exchangeSource) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	if s.closed {
+		return nil, io.EOF
+	}
+	return s.r.Next(ctx)
+}
+
+func (s *exchangeSource) Close() {
+	if !s.closed {
+		s.closed = true
+		s.r.Close()
+	}
+}
+
+// openExchangeSource opens task's share of buf: its key-group range of a
+// hash exchange, everything of a broadcast or gather.
+func openExchangeSource(buf *ExchangeBuffer, tc *TaskContext) Stream {
+	start, end := 0, 0
+	if buf.Exchange.Kind == HashExchange {
+		start, end = keygroup.Range(buf.Subpartitions, tc.Parallelism, tc.Task)
+	}
+	src := &exchangeSource{r: buf.store.Open(start, end)}
+	return newCoalesceStream(src, buf.Exchange.Schema(), tc.Alloc, BatchSize)
+}
+
+// batchBytes is the number of bytes in the buffers b references, each
+// buffer counted once (arrow/util.TotalRecordSize without its protobuf
+// dependency). A slice reports the buffers it shares in full.
+func batchBytes(b arrow.RecordBatch) int64 {
+	seen := make(map[*memory.Buffer]struct{})
+	var n int64
+	for _, c := range b.Columns() {
+		n += arrayDataBytes(c.Data(), seen)
+	}
+	return n
+}
+
+func arrayDataBytes(d arrow.ArrayData, seen map[*memory.Buffer]struct{}) int64 {
+	var n int64
+	for _, buf := range d.Buffers() {
+		if buf == nil {
+			continue
+		}
+		if _, ok := seen[buf]; ok {
+			continue
+		}
+		seen[buf] = struct{}{}
+		n += int64(buf.Len())
+	}
+	for _, c := range d.Children() {
+		n += arrayDataBytes(c, seen)
+	}
+	// Only dictionary arrays have a dictionary; others return a typed nil.
+	if d.DataType().ID() == arrow.DICTIONARY {
+		n += arrayDataBytes(d.Dictionary(), seen)
+	}
+	return n
+}

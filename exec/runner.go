@@ -1,0 +1,173 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"runtime"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// RunConfig sets how one query runs.
+type RunConfig struct {
+	// Parallelism is every stage's task count (parallelism.default), except
+	// stages that must run as one task. Zero means GOMAXPROCS.
+	Parallelism int
+	// MaxParallelism is the key-group count of hash exchanges that do not
+	// set their own (pipeline.max-parallelism). Zero means
+	// keygroup.DefaultMaxParallelism(Parallelism).
+	MaxParallelism int
+	// Slots is how many tasks run at once. Zero means GOMAXPROCS.
+	Slots int
+	// Alloc allocates every buffer; nil means memory.DefaultAllocator.
+	Alloc memory.Allocator
+	// Memory is the query's memory budget; nil is unlimited.
+	Memory *MemoryBudget
+	// Stats collects per-operator counters; nil collects none.
+	Stats *QueryStats
+}
+
+// Execution is a running query. Read its result with Next until io.EOF,
+// and always Close it.
+type Execution struct {
+	schema  *arrow.Schema
+	graph   *JobGraph
+	cancel  context.CancelFunc
+	results chan arrow.RecordBatch
+	done    chan struct{} // closed once every goroutine of the query ended
+
+	mu        sync.Mutex
+	err       error // the query's first error
+	closed    bool
+	closeOnce sync.Once
+}
+
+// Run starts the plan rooted at root and returns at once; the work happens
+// as the result is read. The root's output is the query result; when the
+// result stage runs as several tasks their batches are interleaved, so a
+// plan whose order matters must make its result stage single-task (a
+// Gather exchange below the final Sort does).
+func Run(ctx context.Context, root Node, cfg RunConfig) (*Execution, error) {
+	if cfg.Parallelism <= 0 {
+		cfg.Parallelism = runtime.GOMAXPROCS(0)
+	}
+	if cfg.Slots <= 0 {
+		cfg.Slots = runtime.GOMAXPROCS(0)
+	}
+	if cfg.Alloc == nil {
+		cfg.Alloc = memory.DefaultAllocator
+	}
+	g, err := BuildStages(root)
+	if err != nil {
+		return nil, err
+	}
+	qctx, cancel := context.WithCancel(ctx)
+	e := &Execution{
+		schema:  root.Schema(),
+		graph:   g,
+		cancel:  cancel,
+		results: make(chan arrow.RecordBatch, 1),
+		done:    make(chan struct{}),
+	}
+	s, err := newScheduler(g, &cfg, e)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	go func() {
+		e.setErr(s.run(qctx))
+		// Every sender has ended (run waited for all tasks), so closing is
+		// safe; readers drain what is left.
+		close(e.results)
+		close(e.done)
+	}()
+	return e, nil
+}
+
+// Schema is the schema of every result batch.
+func (e *Execution) Schema() *arrow.Schema { return e.schema }
+
+// Next returns the next result batch, which the caller must Release, or
+// io.EOF after the last one, or the query's error. The query's first
+// error wins over batches still queued.
+func (e *Execution) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	e.mu.Lock()
+	closed := e.closed
+	e.mu.Unlock()
+	if closed {
+		return nil, fmt.Errorf("%w: Next on a closed query", ErrExecution)
+	}
+	if err := e.failed(); err != nil {
+		return nil, err
+	}
+	select {
+	case b, ok := <-e.results:
+		if ok {
+			return b, nil
+		}
+		<-e.done
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		if e.err != nil {
+			return nil, e.err
+		}
+		return nil, io.EOF
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// Close stops the query if it still runs, waits for all its goroutines
+// and releases every buffer it holds, queued results included. It is
+// idempotent; closing early (after a LIMIT was satisfied) is normal.
+func (e *Execution) Close() {
+	e.closeOnce.Do(func() {
+		e.mu.Lock()
+		e.closed = true
+		e.mu.Unlock()
+		e.cancel()
+		for b := range e.results {
+			b.Release()
+		}
+		<-e.done
+	})
+}
+
+// setErr records the query's first error and stops the query.
+func (e *Execution) setErr(err error) {
+	if err == nil {
+		return
+	}
+	e.mu.Lock()
+	if e.err == nil {
+		e.err = err
+	}
+	e.mu.Unlock()
+	e.cancel()
+}
+
+func (e *Execution) failed() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.err
+}
+
+// Err is the query's error once it ended (nil while running, or when it
+// succeeded or was closed before failing).
+func (e *Execution) Err() error {
+	select {
+	case <-e.done:
+	default:
+		return nil
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.err
+}
+
+// Graph is the query's job graph; after the run (io.EOF or Close) it holds
+// each stage's parallelism, tasks, time, rows and bytes.
+func (e *Execution) Graph() *JobGraph { return e.graph }

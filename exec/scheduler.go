@@ -1,0 +1,207 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/fsql-dev/fsql/exec/keygroup"
+)
+
+// scheduler runs a JobGraph's stages on a worker: a stage starts when all
+// its producers and dependencies finished (blocking shuffle), so a task
+// only takes a slot once its inputs are complete and slots cannot
+// deadlock. Its loop owns all stage bookkeeping; tasks report back on done.
+type scheduler struct {
+	g      *JobGraph
+	cfg    *RunConfig
+	worker *Worker
+	exec   *Execution
+
+	buffers  map[*Exchange]*ExchangeBuffer
+	keyGroup map[*Exchange]int // resolved key-group count of hash exchanges
+	finished map[*Stage]bool
+	started  map[*Stage]bool
+	left     map[*Stage]int // unfinished tasks
+	done     chan taskDone
+	wg       sync.WaitGroup
+}
+
+type taskDone struct {
+	att *Attempt
+	err error
+}
+
+func newScheduler(g *JobGraph, cfg *RunConfig, e *Execution) (*scheduler, error) {
+	s := &scheduler{
+		g: g, cfg: cfg, worker: NewWorker(cfg.Slots), exec: e,
+		buffers: map[*Exchange]*ExchangeBuffer{}, keyGroup: map[*Exchange]int{},
+		finished: map[*Stage]bool{}, started: map[*Stage]bool{}, left: map[*Stage]int{},
+		done: make(chan taskDone),
+	}
+	// Key groups are fixed before anything runs: producers write one
+	// subpartition per key group before consumers' parallelism is known.
+	for _, st := range g.Stages {
+		if st.Output == nil || st.Output.Kind != HashExchange {
+			continue
+		}
+		mp := st.Output.MaxParallelism
+		if mp == 0 {
+			mp = cfg.MaxParallelism
+		}
+		if mp == 0 {
+			mp = keygroup.DefaultMaxParallelism(cfg.Parallelism)
+		}
+		if err := keygroup.Check(1, mp); err != nil {
+			return nil, fmt.Errorf("%w: %s: %v", ErrPlan, st.Output, err)
+		}
+		if len(st.Output.Keys) == 0 {
+			return nil, fmt.Errorf("%w: %s has no keys", ErrPlan, st.Output)
+		}
+		s.keyGroup[st.Output] = mp
+	}
+	for _, st := range g.Stages {
+		kg := 0
+		for _, in := range st.Inputs {
+			if in.Kind != HashExchange {
+				continue
+			}
+			if kg != 0 && s.keyGroup[in] != kg {
+				return nil, fmt.Errorf("%w: stage %d reads hash exchanges with %d and %d key groups; co-partitioned inputs need the same count", ErrPlan, st.ID, kg, s.keyGroup[in])
+			}
+			kg = s.keyGroup[in]
+		}
+	}
+	return s, nil
+}
+
+// run drives the graph to the end and returns the query's error (nil on
+// success). When it returns every task goroutine has ended and every
+// exchange buffer is released.
+func (s *scheduler) run(ctx context.Context) error {
+	var failure error
+	fail := func(err error) {
+		if failure == nil {
+			failure = err
+			s.exec.setErr(err)
+		}
+	}
+	running := 0
+	defer func() {
+		for _, b := range s.buffers {
+			b.Release()
+		}
+	}()
+	for {
+		if failure == nil && ctx.Err() == nil {
+			for _, st := range s.g.Stages {
+				if s.started[st] || !st.ready(s.finished) {
+					continue
+				}
+				n, err := s.launch(ctx, st)
+				if err != nil {
+					fail(err)
+					break
+				}
+				running += n
+			}
+		}
+		if running == 0 {
+			break
+		}
+		d := <-s.done
+		running--
+		st := d.att.Task.Stage
+		if d.err != nil {
+			fail(d.err)
+			continue
+		}
+		s.left[st]--
+		if s.left[st] == 0 {
+			s.finishStage(st)
+		}
+	}
+	s.wg.Wait()
+	if failure == nil {
+		if err := ctx.Err(); err != nil {
+			failure = err
+		} else if !s.finished[s.g.Result] {
+			failure = fmt.Errorf("%w: the scheduler stopped before the result stage finished", ErrInternal)
+		}
+	}
+	return failure
+}
+
+// launch decides the stage's parallelism and starts its tasks.
+func (s *scheduler) launch(ctx context.Context, st *Stage) (int, error) {
+	s.started[st] = true
+	in := StageInputStats{}
+	bufs := map[*Exchange]*ExchangeBuffer{}
+	for _, ex := range st.Inputs {
+		b := s.buffers[ex]
+		in.Buffers = append(in.Buffers, b)
+		bufs[ex] = b
+	}
+	p := decideParallelism(st, in, s.cfg)
+	for _, ex := range st.Inputs {
+		if ex.Kind == HashExchange {
+			if err := keygroup.Check(p, s.keyGroup[ex]); err != nil {
+				return 0, fmt.Errorf("%w: stage %d: %v", ErrPlan, st.ID, err)
+			}
+		}
+	}
+	st.Parallelism = p
+	st.Start = time.Now()
+	if st.Output != nil {
+		subs := 1
+		if st.Output.Kind == HashExchange {
+			subs = s.keyGroup[st.Output]
+		}
+		b := newExchangeBuffer(st.Output, subs, p, s.cfg.Memory)
+		b.consumers.Store(int32(len(st.Consumers)))
+		s.buffers[st.Output] = b
+		st.OutBuffer = b
+	}
+	s.left[st] = p
+	for i := 0; i < p; i++ {
+		t := &Task{Stage: st, Index: i}
+		att := &Attempt{Task: t, Number: 0}
+		t.Attempts = append(t.Attempts, att)
+		st.Tasks = append(st.Tasks, t)
+		r := &attemptRun{
+			att: att,
+			tc: &TaskContext{
+				Alloc: s.cfg.Alloc, Memory: s.cfg.Memory,
+				Stage: st.ID, Task: i, Parallelism: p, Stats: s.cfg.Stats,
+			},
+			inputs: bufs,
+			out:    st.OutBuffer,
+			result: s.exec.results,
+		}
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			err := s.worker.run(ctx, r)
+			s.done <- taskDone{att: att, err: err}
+		}()
+	}
+	return p, nil
+}
+
+// finishStage records the stage's end and releases input buffers no other
+// stage still has to read.
+func (s *scheduler) finishStage(st *Stage) {
+	s.finished[st] = true
+	st.End = time.Now()
+	if b := st.OutBuffer; b != nil {
+		for p := 0; p < b.Producers; p++ {
+			b.store.FinishProducer(p)
+		}
+	}
+	for _, ex := range st.Inputs {
+		if b := s.buffers[ex]; b != nil && b.consumers.Add(-1) == 0 {
+			b.Release()
+		}
+	}
+}

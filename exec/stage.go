@@ -1,0 +1,242 @@
+package exec
+
+import (
+	"fmt"
+	"sync/atomic"
+	"time"
+)
+
+// Stage is a piece of the plan between exchanges, run as Parallelism
+// tasks that each open Root. Exchange nodes inside Root are its inputs:
+// leaves that read what the producer stages wrote.
+type Stage struct {
+	// ID numbers stages producers first; the result stage has the highest.
+	ID int
+	// Root is the top node the stage runs: the child of Output, or the
+	// plan root for the result stage.
+	Root Node
+	// Output is the exchange the stage writes; nil for the result stage.
+	Output *Exchange
+	// Inputs are the exchanges the stage reads, in plan order;
+	// Producers[i] is the stage writing Inputs[i].
+	Inputs    []*Exchange
+	Producers []*Stage
+	// DependsOn are extra ordering edges: the stage starts only after
+	// these finished, though it reads nothing from them (so a dynamic
+	// filter's collector can run before the scan it prunes).
+	DependsOn []*Stage
+	// Consumers are the stages reading Output.
+	Consumers []*Stage
+
+	// Run-time facts, set by the scheduler; read them after the run.
+	Parallelism int
+	Tasks       []*Task
+	Start, End  time.Time
+	// OutBuffer is the output exchange's buffer (nil for the result stage);
+	// after the run its batches are gone but its counters remain.
+	OutBuffer *ExchangeBuffer
+
+	rows, bytes atomic.Int64 // produced by all tasks
+}
+
+// Rows is the number of rows the stage's tasks produced.
+func (s *Stage) Rows() int64 { return s.rows.Load() }
+
+// Bytes is the number of Arrow bytes the stage's tasks produced.
+func (s *Stage) Bytes() int64 { return s.bytes.Load() }
+
+// Duration is the wall time from the stage's first task start to its last
+// task end (zero if it never ran).
+func (s *Stage) Duration() time.Duration {
+	if s.Start.IsZero() || s.End.IsZero() {
+		return 0
+	}
+	return s.End.Sub(s.Start)
+}
+
+// Task is one of a stage's Parallelism shares. It runs as one or more
+// attempts; the first attempt to finish wins (only one attempt exists
+// until speculative execution arrives).
+type Task struct {
+	Stage    *Stage
+	Index    int
+	Attempts []*Attempt
+}
+
+// Attempt is one run of a task.
+type Attempt struct {
+	Task       *Task
+	Number     int
+	Start, End time.Time
+	Rows       int64 // rows the attempt produced
+	Bytes      int64
+	Err        error
+}
+
+// JobGraph is a plan cut into stages.
+type JobGraph struct {
+	// Stages in topological order: every stage after its producers and
+	// dependencies. The last one is Result.
+	Stages []*Stage
+	// Result is the stage whose output is the query's result.
+	Result *Stage
+}
+
+// BuildStages cuts the physical plan at its Exchange nodes. An Exchange
+// reached twice (the same pointer) is one stage read by several stages.
+func BuildStages(root Node) (*JobGraph, error) {
+	if root == nil {
+		return nil, fmt.Errorf("%w: no plan to run", ErrInternal)
+	}
+	b := &stageBuilder{g: &JobGraph{}, byExchange: map[*Exchange]*Stage{}}
+	res, err := b.stage(root, nil, 0)
+	if err != nil {
+		return nil, err
+	}
+	b.g.Result = res
+	return b.g, nil
+}
+
+type stageBuilder struct {
+	g          *JobGraph
+	byExchange map[*Exchange]*Stage
+}
+
+// maxPlanDepth guards against cyclic "trees" built by mistake.
+const maxPlanDepth = 10000
+
+func (b *stageBuilder) stage(root Node, out *Exchange, depth int) (*Stage, error) {
+	st := &Stage{Root: root, Output: out}
+	var walk func(n Node, d int) error
+	walk = func(n Node, d int) error {
+		if d > maxPlanDepth {
+			return fmt.Errorf("%w: plan deeper than %d nodes (a cycle?)", ErrInternal, maxPlanDepth)
+		}
+		if n == nil {
+			return fmt.Errorf("%w: nil node in plan", ErrInternal)
+		}
+		// Every Exchange met is an input of this stage: a stage's root is
+		// never its own output exchange.
+		if ex, ok := n.(*Exchange); ok {
+			if ex.Child == nil {
+				return fmt.Errorf("%w: %s has no child", ErrInternal, ex)
+			}
+			prod, seen := b.byExchange[ex]
+			if !seen {
+				var err error
+				if prod, err = b.stage(ex.Child, ex, d+1); err != nil {
+					return err
+				}
+				b.byExchange[ex] = prod
+			}
+			st.Inputs = append(st.Inputs, ex)
+			st.Producers = append(st.Producers, prod)
+			prod.Consumers = append(prod.Consumers, st)
+			return nil
+		}
+		for _, c := range n.Children() {
+			if err := walk(c, d+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := walk(root, depth); err != nil {
+		return nil, err
+	}
+	st.ID = len(b.g.Stages) + 1
+	b.g.Stages = append(b.g.Stages, st)
+	return st, nil
+}
+
+// ready reports whether every producer and dependency of s finished.
+func (s *Stage) ready(finished map[*Stage]bool) bool {
+	for _, p := range s.Producers {
+		if !finished[p] {
+			return false
+		}
+	}
+	for _, p := range s.DependsOn {
+		if !finished[p] {
+			return false
+		}
+	}
+	return true
+}
+
+// singleTasker is implemented by leaf nodes whose rows must not be split
+// across tasks (constant relations): a stage holding one runs as one task.
+type singleTasker interface {
+	SingleTask() bool
+}
+
+// needsSingleTask reports whether stage s must run as one task: it reads a
+// gather exchange, holds a constant relation (Values), or has no input
+// that is split among tasks (only broadcast inputs and constants), where
+// more tasks would only repeat rows.
+func needsSingleTask(s *Stage) bool {
+	for _, in := range s.Inputs {
+		if in.Kind == GatherExchange {
+			return true
+		}
+	}
+	single, split := false, false
+	var walk func(n Node)
+	walk = func(n Node) {
+		if ex, ok := n.(*Exchange); ok {
+			if ex.Kind == HashExchange {
+				split = true
+			}
+			return
+		}
+		kids := n.Children()
+		if len(kids) == 0 {
+			if isConstantLeaf(n) {
+				single = true
+			} else {
+				split = true // a scan takes its share of the splits
+			}
+		}
+		for _, c := range kids {
+			walk(c)
+		}
+	}
+	walk(s.Root)
+	return single || !split
+}
+
+// isConstantLeaf reports whether leaf n yields the same rows whatever the
+// task: it says so through SingleTask, or it is the executor's Values
+// (matched by name so this file does not depend on that operator).
+func isConstantLeaf(n Node) bool {
+	if st, ok := n.(singleTasker); ok {
+		return st.SingleTask()
+	}
+	return fmt.Sprintf("%T", n) == "*exec.Values"
+}
+
+// StageInputStats is what a stage's producers wrote, handed to
+// decideParallelism when the stage is scheduled.
+type StageInputStats struct {
+	Buffers []*ExchangeBuffer // one per Stage.Inputs entry
+}
+
+// Bytes is the total input size of the stage.
+func (s StageInputStats) Bytes() int64 {
+	var n int64
+	for _, b := range s.Buffers {
+		n += b.TotalBytes()
+	}
+	return n
+}
+
+// decideParallelism picks a stage's task count when it is scheduled, after
+// its inputs are complete. Today it is the run's fixed parallelism, or 1
+// where more tasks would repeat rows; the adaptive scheduler replaces this
+// one function with a choice driven by inputs' bytes.
+func decideParallelism(s *Stage, inputs StageInputStats, cfg *RunConfig) int {
+	if needsSingleTask(s) {
+		return 1
+	}
+	return cfg.Parallelism
+}
