@@ -394,8 +394,9 @@ func newRowCmp(c arrow.Array, desc, nullsFirst bool) (rowCmp, error) {
 	if nullsFirst {
 		nullOrder = -1
 	}
+	bits, off := validity(c)
 	return func(i, j int) int {
-		ni, nj := c.IsNull(i), c.IsNull(j)
+		ni, nj := !bitutil.BitIsSet(bits, off+i), !bitutil.BitIsSet(bits, off+j)
 		if ni || nj {
 			switch {
 			case ni && nj:
