@@ -222,15 +222,28 @@ func newOut(alloc memory.Allocator, size int) outBuf {
 }
 
 // read decodes the next n rows of the chunk into an Arrow array.
-func (d *columnDecoder) read(n int) (arrow.Array, error) {
-	var validity *memory.Buffer
+func (d *columnDecoder) read(n int) (arr arrow.Array, err error) {
+	var validity, data, offsets *memory.Buffer
+	defer func() {
+		// parquet-go trusts page contents in places: a damaged page must
+		// fail this file, not the process, and must not leak the batch.
+		if p := recover(); p != nil {
+			arr, err = nil, fmt.Errorf("decoding failed: %v", p)
+		}
+		if err != nil {
+			for _, b := range []*memory.Buffer{validity, data, offsets} {
+				if b != nil {
+					b.Release()
+				}
+			}
+		}
+	}()
 	var vbits []byte
 	if d.info.optional {
 		validity = newOut(d.alloc, int(bitutil.BytesForBits(int64(n)))).b
 		vbits = validity.Bytes()
 		clear(vbits)
 	}
-	var data, offsets *memory.Buffer
 	var width int
 	switch d.info.kind {
 	case kindInt32:
@@ -255,14 +268,7 @@ func (d *columnDecoder) read(n int) (arrow.Array, error) {
 		strOffs[0] = 0
 		data = memory.NewResizableBuffer(d.alloc)
 	}
-	fail := func(err error) (arrow.Array, error) {
-		for _, b := range []*memory.Buffer{validity, data, offsets} {
-			if b != nil {
-				b.Release()
-			}
-		}
-		return nil, err
-	}
+	fail := func(err error) (arrow.Array, error) { return nil, err }
 	nulls := 0
 	for out := 0; out < n; {
 		if d.pos == d.rows {
@@ -345,7 +351,7 @@ func (d *columnDecoder) read(n int) (arrow.Array, error) {
 			b.Release()
 		}
 	}
-	arr := array.MakeFromData(ad)
+	arr = array.MakeFromData(ad)
 	ad.Release()
 	return arr, nil
 }

@@ -132,13 +132,6 @@ func (r *FileReader) Next(ctx context.Context) (rec arrow.RecordBatch, err error
 		r.rgPos++
 	}
 	n := int(min(int64(r.opts.BatchSize), r.rgLeft))
-	defer func() {
-		// parquet-go trusts page contents in places; a damaged page must
-		// fail this file, not the process.
-		if p := recover(); p != nil {
-			rec, err = nil, fmt.Errorf("%w: %s: decoding failed: %v", ErrCorrupt, r.file.Path, p)
-		}
-	}()
 	cols := make([]arrow.Array, len(r.decoders))
 	release := func() {
 		for _, c := range cols {
