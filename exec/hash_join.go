@@ -135,6 +135,15 @@ func (j *HashJoin) Open(tc *TaskContext, inputs []Stream) (Stream, error) {
 		return nil, fmt.Errorf("%w: join type %s", ErrNotImplemented, j.Type)
 	}
 	intKey := len(j.BuildKeys) == 1 && intKeyType(j.BuildKeys[0].DataType()) && intKeyType(j.ProbeKeys[0].DataType())
+	if !intKey {
+		// Keys are compared by their byte encoding, so both sides must
+		// have the same type; the planner casts them pairwise.
+		for i := range j.BuildKeys {
+			if bt, pt := j.BuildKeys[i].DataType(), j.ProbeKeys[i].DataType(); !arrow.TypeEqual(bt, pt) {
+				return nil, fmt.Errorf("%w: join key %d has type %s on the build side and %s on the probe side", ErrInternal, i+1, bt, pt)
+			}
+		}
+	}
 	s := newJoinStream(tc, j, inputs, "hash join build")
 	s.intKey = intKey
 	return s, nil
