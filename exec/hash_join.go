@@ -139,7 +139,7 @@ func (j *HashJoin) Open(tc *TaskContext, inputs []Stream) (Stream, error) {
 		// Keys are compared by their byte encoding, so both sides must
 		// have the same type; the planner casts them pairwise.
 		for i := range j.BuildKeys {
-			if bt, pt := j.BuildKeys[i].DataType(), j.ProbeKeys[i].DataType(); !arrow.TypeEqual(bt, pt) {
+			if bt, pt := j.BuildKeys[i].DataType(), j.ProbeKeys[i].DataType(); !sameKeyEncoding(bt, pt) {
 				return nil, fmt.Errorf("%w: join key %d has type %s on the build side and %s on the probe side", ErrInternal, i+1, bt, pt)
 			}
 		}
@@ -678,4 +678,27 @@ func (s *hashJoinStream) Close() {
 	s.reserved = 0
 	s.finishedOutput = true
 	s.built = true
+}
+
+// sameKeyEncoding reports whether values of a and b that are equal in SQL
+// get equal key encodings: same type, decimals of the same scale (the
+// precision does not change the stored integer), or two string types.
+func sameKeyEncoding(a, b arrow.DataType) bool {
+	if arrow.TypeEqual(a, b) {
+		return true
+	}
+	da, ok1 := a.(*arrow.Decimal128Type)
+	db, ok2 := b.(*arrow.Decimal128Type)
+	if ok1 && ok2 {
+		return da.Scale == db.Scale
+	}
+	return isStringLike(a) && isStringLike(b)
+}
+
+func isStringLike(t arrow.DataType) bool {
+	switch t.ID() {
+	case arrow.STRING, arrow.LARGE_STRING, arrow.STRING_VIEW, arrow.BINARY, arrow.LARGE_BINARY, arrow.BINARY_VIEW:
+		return true
+	}
+	return false
 }
