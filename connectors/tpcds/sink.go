@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
@@ -24,36 +25,49 @@ const batchRows = 4096
 // table's column order; the sink applies the column's NULL fraction, drops
 // the Hive partition column and batches rows for the writer.
 type sink struct {
-	t      *tableDef
-	skip   int
-	r      *rng
-	f      *os.File
-	bw     *bufio.Writer
-	w      *parquet.Writer
-	rows   []parquet.Row
-	col    int
-	leaf   int
-	nrows  int64
-	closed bool
+	t            *tableDef
+	skip         int
+	r            *rng
+	f            *os.File
+	bw           *bufio.Writer
+	w            *parquet.Writer
+	rows         []parquet.Row
+	col          int
+	path         string
+	rowGroupRows int
+	leaf         int
+	nrows        int64
+	closed       bool
 }
 
 func newSink(path string, t *tableDef, skip int, r *rng, rowGroupRows int) (*sink, error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, fmt.Errorf("tpcds: create %s: %w", path, err)
+	s := &sink{t: t, skip: skip, r: r, path: path, rowGroupRows: rowGroupRows}
+	s.rows = make([]parquet.Row, 0, batchRows)
+	return s, nil
+}
+
+// open creates the file on the first row, so that empty partitions leave
+// no folder behind and cost no file-system work.
+func (s *sink) open() error {
+	if err := os.MkdirAll(filepath.Dir(s.path), 0o755); err != nil {
+		return fmt.Errorf("tpcds: %w", err)
 	}
-	bw := bufio.NewWriterSize(f, 256<<10)
+	f, err := os.Create(s.path)
+	if err != nil {
+		return fmt.Errorf("tpcds: create %s: %w", s.path, err)
+	}
+	s.f = f
+	s.bw = bufio.NewWriterSize(f, 64<<10)
 	opts := []parquet.WriterOption{
-		t.parquetSchema(skip),
+		s.t.parquetSchema(s.skip),
 		parquet.Compression(&parquet.Snappy),
 		parquet.CreatedBy("fsql", "tpcds", ""),
 	}
-	if rowGroupRows > 0 {
-		opts = append(opts, parquet.MaxRowsPerRowGroup(int64(rowGroupRows)))
+	if s.rowGroupRows > 0 {
+		opts = append(opts, parquet.MaxRowsPerRowGroup(int64(s.rowGroupRows)))
 	}
-	s := &sink{t: t, skip: skip, r: r, f: f, bw: bw, w: parquet.NewWriter(bw, opts...)}
-	s.rows = make([]parquet.Row, 0, batchRows)
-	return s, nil
+	s.w = parquet.NewWriter(s.bw, opts...)
+	return nil
 }
 
 // put appends one value; present=false writes NULL.
@@ -140,6 +154,11 @@ func (s *sink) flush() error {
 	if len(s.rows) == 0 {
 		return nil
 	}
+	if s.w == nil {
+		if err := s.open(); err != nil {
+			return err
+		}
+	}
 	if _, err := s.w.WriteRows(s.rows); err != nil {
 		return fmt.Errorf("tpcds: write %s: %w", s.t.name, err)
 	}
@@ -153,6 +172,15 @@ func (s *sink) close() error {
 	}
 	s.closed = true
 	err := s.flush()
+	if s.w == nil {
+		if err == nil && s.skip < 0 {
+			// A dimension or unpartitioned file is written even when empty.
+			err = s.open()
+		}
+		if s.w == nil || err != nil {
+			return err
+		}
+	}
 	if err == nil {
 		err = s.w.Close()
 	}
@@ -169,6 +197,8 @@ func (s *sink) close() error {
 func (s *sink) abort() {
 	if !s.closed {
 		s.closed = true
-		_ = s.f.Close()
+		if s.f != nil {
+			_ = s.f.Close()
+		}
 	}
 }

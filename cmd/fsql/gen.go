@@ -1,0 +1,56 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"time"
+
+	"github.com/fsql-dev/fsql/connectors/tpcds"
+)
+
+// runGen implements `fsql gen tpcds --scale S --out DIR [--partitioned=false]
+// [--row-group-rows N] [--seed N] [--workers N]`.
+func runGen(args []string, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "tpcds" {
+		return errors.New("usage: fsql gen tpcds --scale S --out DIR [--partitioned=false] [--row-group-rows N] [--seed N]")
+	}
+	fs := flag.NewFlagSet("fsql gen tpcds", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	scale := fs.Float64("scale", 1, "scale factor (>= 0.01; 1 is about 1 GB of CSV)")
+	out := fs.String("out", "", "destination folder (must not exist or be empty)")
+	partitioned := fs.Bool("partitioned", true, "Hive-partition the fact tables on their date key")
+	rowGroupRows := fs.Int("row-group-rows", 122880, "rows per row group for unpartitioned files")
+	seed := fs.Uint64("seed", 0, "random seed (same scale and seed give identical files)")
+	workers := fs.Int("workers", 0, "parallel writers (default: all cores)")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("fsql gen tpcds: unexpected argument %q", fs.Arg(0))
+	}
+	if *out == "" {
+		return errors.New("fsql gen tpcds: --out is required")
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	start := time.Now()
+	err := tpcds.Generate(ctx, tpcds.Options{
+		Scale:        *scale,
+		Out:          *out,
+		Partitioned:  *partitioned,
+		RowGroupRows: *rowGroupRows,
+		Seed:         *seed,
+		Workers:      *workers,
+		Progress:     stderr,
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "tpcds: scale %g written to %s in %.1fs\n", *scale, *out, time.Since(start).Seconds())
+	return nil
+}

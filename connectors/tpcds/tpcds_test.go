@@ -1,0 +1,442 @@
+package tpcds
+
+import (
+	"bytes"
+	"context"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// testTables are the tables the tests generate: two sales channels, the
+// store returns and the dimensions they need (not the fixed 1.9M-row
+// customer_demographics), to keep the tests fast: every fact partition is
+// its own file, and file-system work dominates at small scales.
+var testTables = map[string]bool{
+	"store_sales": true, "store_returns": true, "web_sales": true,
+	"item": true, "customer": true, "date_dim": true, "store": true, "customer_address": true,
+}
+
+var (
+	sharedOnce sync.Once
+	sharedDir  string
+	sharedErr  error
+)
+
+// shared generates one small partitioned data set for the read-only tests.
+func shared(t *testing.T) string {
+	t.Helper()
+	sharedOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "tpcds-test-")
+		if err != nil {
+			sharedErr = err
+			return
+		}
+		sharedDir = filepath.Join(dir, "ds")
+		sharedErr = generate(context.Background(), Options{Scale: 0.01, Out: sharedDir, Partitioned: true, Seed: 7}, testTables)
+	})
+	if sharedErr != nil {
+		t.Fatal(sharedErr)
+	}
+	return sharedDir
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if sharedDir != "" {
+		_ = os.RemoveAll(filepath.Dir(sharedDir))
+	}
+	os.Exit(code)
+}
+
+type rowMap map[string]parquet.Value
+
+// readTable reads every file of a table; the Hive partition value is added
+// as a column (NULL for the default partition).
+func readTable(t *testing.T, dir, table string) []rowMap {
+	t.Helper()
+	var out []rowMap
+	err := filepath.WalkDir(filepath.Join(dir, table), func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		r := parquet.NewReader(f)
+		cols := r.Schema().Columns()
+		var pk string
+		var pv parquet.Value
+		if base := filepath.Base(filepath.Dir(path)); strings.Contains(base, "=") {
+			k, v, _ := strings.Cut(base, "=")
+			pk = k
+			if v != hiveNull {
+				n, _ := strconv.Atoi(v)
+				pv = parquet.Int32Value(int32(n))
+			}
+		}
+		buf := make([]parquet.Row, 256)
+		for {
+			n, err := r.ReadRows(buf)
+			for _, row := range buf[:n] {
+				m := rowMap{}
+				for _, v := range row {
+					m[cols[v.Column()][0]] = v.Clone()
+				}
+				if pk != "" {
+					m[pk] = pv
+				}
+				out = append(out, m)
+			}
+			if err != nil {
+				break
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestDeterministicAcrossWorkers(t *testing.T) {
+	only := map[string]bool{"store_sales": true, "store_returns": true, "item": true}
+	a, b := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
+	ctx := context.Background()
+	if err := generate(ctx, Options{Scale: 0.01, Out: a, Partitioned: true, Seed: 3, Workers: 1}, only); err != nil {
+		t.Fatal(err)
+	}
+	if err := generate(ctx, Options{Scale: 0.01, Out: b, Partitioned: true, Seed: 3, Workers: 2}, only); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	err := filepath.WalkDir(a, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(a, path)
+		x, _ := os.ReadFile(path)
+		y, err := os.ReadFile(filepath.Join(b, rel))
+		if err != nil {
+			t.Fatalf("%s missing in second run", rel)
+		}
+		if !bytes.Equal(x, y) {
+			t.Fatalf("%s differs between 1 and 2 workers", rel)
+		}
+		n++
+		return nil
+	})
+	if err != nil || n < 100 {
+		t.Fatalf("compared %d files, err %v", n, err)
+	}
+}
+
+func TestPartitionLayout(t *testing.T) {
+	dir := shared(t)
+	ents, err := os.ReadDir(filepath.Join(dir, "store_sales"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sawNull := false
+	for _, e := range ents {
+		k, v, ok := strings.Cut(e.Name(), "=")
+		if !ok || k != "ss_sold_date_sk" {
+			t.Fatalf("bad partition folder %q", e.Name())
+		}
+		if v == hiveNull {
+			sawNull = true
+		} else if n, _ := strconv.Atoi(v); n < salesFirstSK || n > salesLastSK {
+			t.Fatalf("partition %s outside the sales dates", v)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "store_sales", e.Name(), "part-0.parquet")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !sawNull || len(ents) < 1000 {
+		t.Fatalf("%d partitions, NULL partition %v", len(ents), sawNull)
+	}
+	// The partition column is not stored in the files.
+	f, err := os.Open(filepath.Join(dir, "store_sales", ents[0].Name(), "part-0.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, _ := f.Stat()
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range pf.Schema().Columns() {
+		if c[0] == "ss_sold_date_sk" {
+			t.Fatal("partition column stored in the file")
+		}
+	}
+	if got := len(pf.Schema().Columns()); got != 22 {
+		t.Fatalf("store_sales file has %d columns, want 22", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "item", "part-0.parquet")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func keySet(rows []rowMap, col string) map[int32]bool {
+	s := map[int32]bool{}
+	for _, r := range rows {
+		if v := r[col]; !v.IsNull() {
+			s[v.Int32()] = true
+		}
+	}
+	return s
+}
+
+func TestForeignKeys(t *testing.T) {
+	dir := shared(t)
+	items := keySet(readTable(t, dir, "item"), "i_item_sk")
+	custs := keySet(readTable(t, dir, "customer"), "c_customer_sk")
+	dates := keySet(readTable(t, dir, "date_dim"), "d_date_sk")
+	stores := keySet(readTable(t, dir, "store"), "s_store_sk")
+	addrs := keySet(readTable(t, dir, "customer_address"), "ca_address_sk")
+	check := func(rows []rowMap, col string, dim map[int32]bool) {
+		t.Helper()
+		nulls := 0
+		for _, r := range rows {
+			v := r[col]
+			if v.IsNull() {
+				nulls++
+				continue
+			}
+			if !dim[v.Int32()] {
+				t.Fatalf("%s = %d has no dimension row", col, v.Int32())
+			}
+		}
+		if nulls == len(rows) {
+			t.Fatalf("%s is all NULL", col)
+		}
+	}
+	ss := readTable(t, dir, "store_sales")
+	for _, c := range []struct {
+		col string
+		dim map[int32]bool
+	}{{"ss_item_sk", items}, {"ss_customer_sk", custs}, {"ss_sold_date_sk", dates}, {"ss_store_sk", stores}, {"ss_addr_sk", addrs}} {
+		check(ss, c.col, c.dim)
+	}
+	ws := readTable(t, dir, "web_sales")
+	check(ws, "ws_item_sk", items)
+	check(ws, "ws_ship_date_sk", dates)
+	check(ws, "ws_bill_customer_sk", custs)
+
+	// Returns refer to real sales lines: same ticket, item and customer.
+	type key struct{ ticket, item int32 }
+	sales := map[key]rowMap{}
+	for _, r := range ss {
+		sales[key{r["ss_ticket_number"].Int32(), r["ss_item_sk"].Int32()}] = r
+	}
+	sr := readTable(t, dir, "store_returns")
+	if len(sr) < len(ss)/20 || len(sr) > len(ss)/5 {
+		t.Fatalf("%d returns for %d sales", len(sr), len(ss))
+	}
+	for _, r := range sr {
+		s, ok := sales[key{r["sr_ticket_number"].Int32(), r["sr_item_sk"].Int32()}]
+		if !ok {
+			t.Fatalf("return of ticket %d item %d has no sale", r["sr_ticket_number"].Int32(), r["sr_item_sk"].Int32())
+		}
+		if c, sc := r["sr_customer_sk"], s["ss_customer_sk"]; !c.IsNull() && !sc.IsNull() && c.Int32() != sc.Int32() {
+			t.Fatal("return customer differs from the sale's")
+		}
+		if d, sd := r["sr_returned_date_sk"], s["ss_sold_date_sk"]; !d.IsNull() && !sd.IsNull() && d.Int32() <= sd.Int32() {
+			t.Fatal("return before the sale")
+		}
+	}
+}
+
+func TestPricingRelations(t *testing.T) {
+	dir := shared(t)
+	get := func(r rowMap, c string) (int64, bool) {
+		v := r[c]
+		if v.IsNull() {
+			return 0, false
+		}
+		return int64(v.Int32()), true
+	}
+	checked := 0
+	for _, r := range readTable(t, dir, "web_sales") {
+		q, ok1 := get(r, "ws_quantity")
+		sp, ok2 := get(r, "ws_sales_price")
+		lp, ok3 := get(r, "ws_list_price")
+		ext, ok4 := get(r, "ws_ext_sales_price")
+		extl, ok5 := get(r, "ws_ext_list_price")
+		disc, ok6 := get(r, "ws_ext_discount_amt")
+		np, ok7 := get(r, "ws_net_paid")
+		cp, ok8 := get(r, "ws_coupon_amt")
+		tax, ok9 := get(r, "ws_ext_tax")
+		npt, ok10 := get(r, "ws_net_paid_inc_tax")
+		wc, ok11 := get(r, "ws_ext_wholesale_cost")
+		prof, ok12 := get(r, "ws_net_profit")
+		if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7 && ok8 && ok9 && ok10 && ok11 && ok12) {
+			continue
+		}
+		checked++
+		switch {
+		case ext != sp*q:
+			t.Fatal("ext_sales_price != sales_price * quantity")
+		case extl != lp*q:
+			t.Fatal("ext_list_price != list_price * quantity")
+		case disc != extl-ext:
+			t.Fatal("ext_discount_amt != ext_list_price - ext_sales_price")
+		case np != ext-cp:
+			t.Fatal("net_paid != ext_sales_price - coupon_amt")
+		case npt != np+tax:
+			t.Fatal("net_paid_inc_tax != net_paid + ext_tax")
+		case prof != np-wc:
+			t.Fatal("net_profit != net_paid - ext_wholesale_cost")
+		case sp > lp || lp > 30000:
+			t.Fatal("prices out of range")
+		}
+	}
+	if checked < 1000 {
+		t.Fatalf("only %d complete rows", checked)
+	}
+}
+
+func TestDateDim(t *testing.T) {
+	dir := shared(t)
+	rows := readTable(t, dir, "date_dim")
+	if len(rows) != 73049 {
+		t.Fatalf("%d date_dim rows", len(rows))
+	}
+	by := map[int32]rowMap{}
+	for _, r := range rows {
+		by[r["d_date_sk"].Int32()] = r
+	}
+	// 2000-01-01 was a Saturday; d_month_seq 1200 is January 2000.
+	r := by[2451545]
+	if r["d_year"].Int32() != 2000 || r["d_moy"].Int32() != 1 || r["d_dom"].Int32() != 1 ||
+		r["d_dow"].Int32() != 6 || string(r["d_day_name"].ByteArray()) != "Saturday" ||
+		r["d_month_seq"].Int32() != 1200 || string(r["d_quarter_name"].ByteArray()) != "2000Q1" ||
+		r["d_date"].Int32() != 10957 || string(r["d_weekend"].ByteArray()) != "Y" {
+		t.Fatalf("2000-01-01 row wrong: %v", r)
+	}
+	if first := by[2415022]; first["d_year"].Int32() != 1900 || first["d_dom"].Int32() != 2 || first["d_week_seq"].Int32() != 1 {
+		t.Fatal("first date_dim row is not 1900-01-02")
+	}
+}
+
+func TestValueCalibration(t *testing.T) {
+	dir := shared(t)
+	items := readTable(t, dir, "item")
+	cats := map[string]int{}
+	nulls := 0
+	for _, r := range items {
+		if r["i_category"].IsNull() {
+			nulls++
+			continue
+		}
+		cats[string(r["i_category"].ByteArray())]++
+	}
+	if len(cats) != 10 || cats["Books"] == 0 || cats["Electronics"] == 0 {
+		t.Fatalf("categories %v", cats)
+	}
+	ss := readTable(t, dir, "store_sales")
+	n := 0
+	for _, r := range ss {
+		if r["ss_quantity"].IsNull() {
+			n++
+		}
+	}
+	if frac := float64(n) / float64(len(ss)); math.Abs(frac-0.045) > 0.01 {
+		t.Fatalf("ss_quantity NULL fraction %.3f, want about 0.045", frac)
+	}
+}
+
+func TestRowCountScaling(t *testing.T) {
+	w1, w01, w10 := newWorld(1, 0), newWorld(0.01, 0), newWorld(10, 0)
+	sum := func(c *channel) (n int64) {
+		for _, x := range c.tickets {
+			n += x
+		}
+		return
+	}
+	if got := sum(w1.ch["store"]); got < 239990 || got > 240010 {
+		t.Fatalf("store tickets at scale 1: %d", got)
+	}
+	if got := sum(w01.ch["store"]); got < 2390 || got > 2410 {
+		t.Fatalf("store tickets at scale 0.01: %d", got)
+	}
+	if w1.rows("customer") != 100000 || w1.rows("item") != 18000 || w1.rows("inventory") != 11745000 {
+		t.Fatalf("scale-1 sizes: customer %d item %d inventory %d", w1.rows("customer"), w1.rows("item"), w1.rows("inventory"))
+	}
+	for _, fixed := range []string{"date_dim", "time_dim", "income_band", "household_demographics", "customer_demographics"} {
+		if w01.rows(fixed) != w1.rows(fixed) || w10.rows(fixed) != w1.rows(fixed) {
+			t.Fatalf("%s is not fixed", fixed)
+		}
+	}
+	if !(w10.rows("customer") > w1.rows("customer") && w10.rows("customer") < 10*w1.rows("customer")) {
+		t.Fatal("customer does not grow sub-linearly")
+	}
+	// November/December peak.
+	c := w1.ch["store"]
+	nov := c.tickets[julian(1999, 11, 15)-salesFirstSK]
+	mar := c.tickets[julian(1999, 3, 15)-salesFirstSK]
+	if nov < 2*mar {
+		t.Fatalf("no November peak: %d vs %d", nov, mar)
+	}
+}
+
+func TestUnpartitionedSorted(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "u")
+	if err := generate(context.Background(), Options{Scale: 0.01, Out: out, Partitioned: false, RowGroupRows: 4096}, map[string]bool{"web_sales": true}); err != nil {
+		t.Fatal(err)
+	}
+	rows := readTable(t, out, "web_sales")
+	prev := int32(0)
+	seenNull := false
+	for _, r := range rows {
+		v := r["ws_sold_date_sk"]
+		if v.IsNull() {
+			seenNull = true
+			continue
+		}
+		if seenNull || v.Int32() < prev {
+			t.Fatal("web_sales is not sorted by ws_sold_date_sk")
+		}
+		prev = v.Int32()
+	}
+	f, _ := os.Open(filepath.Join(out, "web_sales", "part-0.parquet"))
+	defer f.Close()
+	st, _ := f.Stat()
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pf.RowGroups()) < 2 {
+		t.Fatalf("%d row groups", len(pf.RowGroups()))
+	}
+}
+
+func TestRejectsBadOptions(t *testing.T) {
+	if err := Generate(context.Background(), Options{Scale: 0.001, Out: t.TempDir() + "/x"}); err == nil {
+		t.Fatal("scale 0.001 accepted")
+	}
+	if len(TableNames()) != 24 {
+		t.Fatal("not 24 tables")
+	}
+}
+
+func BenchmarkGenerate(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		out := filepath.Join(b.TempDir(), "ds")
+		if err := generate(context.Background(), Options{Scale: 0.01, Out: out, Partitioned: true}, testTables); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
