@@ -1,6 +1,8 @@
 package exec
 
 import (
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"testing"
 
 	"github.com/fsql-dev/fsql/exec/expr"
@@ -25,4 +27,28 @@ func TestExpandRollup(t *testing.T) {
 		"x|NULL|2|35", "NULL|NULL|2|7", "y|NULL|2|1",
 		// grand total
 		"NULL|NULL|3|43")
+}
+
+// TestNodeStrings checks every operator renders for EXPLAIN.
+func TestNodeStrings(t *testing.T) {
+	in := src(t, probeSchema, []any{1, "a"})
+	k := []SortKey{{Expr: col(0, tInt32), Desc: true}}
+	for _, n := range []Node{
+		&Filter{Child: in, Cond: cmpExpr(0, 0, "=")},
+		&Project{Child: in, Exprs: []expr.Expr{col(0, tInt32)}, Names: []string{"x"}},
+		&Limit{Child: in, N: 1, Offset: 2},
+		&UnionAll{Inputs: []Node{in, in}},
+		&Values{Types: []arrow.DataType{tInt32}},
+		&HashAggregate{Child: in, Mode: AggPartial, GroupBy: []expr.Expr{col(1, tStr)}, Aggs: []AggFunc{{Fn: "count", Arg: col(0, tInt32), Distinct: true, Type: tInt64}}},
+		&HashJoin{Type: LeftJoin, Build: in, Probe: in, BuildKeys: []expr.Expr{col(0, tInt32)}, ProbeKeys: []expr.Expr{col(0, tInt32)}, Residual: cmpExpr(0, 2, "<")},
+		&NestedLoopJoin{Type: AntiJoin, Build: in, Probe: in},
+		&Sort{Child: in, Keys: k},
+		&TopN{Child: in, Keys: k, N: 3},
+		&Window{Child: in, OrderBy: k, Funcs: []WindowFunc{{Fn: "rank", Type: tInt64}}},
+		&Expand{Child: in, Sets: [][]int{{0}, {}}, Exprs: []expr.Expr{col(0, tInt32)}},
+	} {
+		if n.String() == "" || n.Schema() == nil {
+			t.Fatalf("%T renders empty", n)
+		}
+	}
 }

@@ -2,6 +2,9 @@ package exec
 
 import (
 	"errors"
+	"fmt"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -42,6 +45,9 @@ func aggFuncs() []AggFunc {
 		{Fn: "max", Arg: col(0, tStr), Type: tStr, Name: "maxg"},
 		{Fn: "min", Arg: col(4, tF64), Type: tF64, Name: "minf"},
 		{Fn: "stddev_samp", Arg: col(4, tF64), Type: tF64, Name: "sdf"},
+		{Fn: "sum", Arg: col(4, tF64), Type: tF64, Name: "sf"},
+		{Fn: "avg", Arg: col(4, tF64), Type: tF64, Name: "af"},
+		{Fn: "var_pop", Arg: col(2, tInt64), Type: tF64, Name: "vp"},
 	}
 }
 
@@ -53,10 +59,10 @@ func TestHashAggregateSingle(t *testing.T) {
 	gb, gn := groupExprs()
 	a := &HashAggregate{Child: src(t, aggSchema, aggRows...), Mode: AggSingle, GroupBy: gb, GroupNames: gn, Aggs: aggFuncs()}
 	wantSet(t, runRows(t, a),
-		"a|1|3|2|20|10.0000|2.99|0.996667|-0.01|a|1|3.7859389",
-		"b|2|1|1|5|5.0000|2.00|2.000000|2.00|b|4|NULL",
-		"NULL|1|2|2|8|4.0000|3.33|3.330000|3.33|NULL|3|NULL",
-		"b|NULL|1|1|-3|-3.0000|0.10|0.100000|0.10|b|5|NULL",
+		"a|1|3|2|20|10.0000|2.99|0.996667|-0.01|a|1|3.7859389|11|3.66666667|0",
+		"b|2|1|1|5|5.0000|2.00|2.000000|2.00|b|4|NULL|4|4|0",
+		"NULL|1|2|2|8|4.0000|3.33|3.330000|3.33|NULL|3|NULL|3|3|9",
+		"b|NULL|1|1|-3|-3.0000|0.10|0.100000|0.10|b|5|NULL|5|5|0",
 	)
 }
 
@@ -166,4 +172,40 @@ func TestHashAggregateMemoryBudget(t *testing.T) {
 	if tc.Memory.Used() != 0 {
 		t.Fatalf("budget not released: %d", tc.Memory.Used())
 	}
+}
+
+func TestHashAggregateManyGroups(t *testing.T) {
+	// Enough groups to grow the integer table and the string map several
+	// times, spread over several batches.
+	var rows [][]any
+	for i := 0; i < 20000; i++ {
+		rows = append(rows, []any{fmt.Sprint(i % 3001), i % 3001, i, nil, nil})
+	}
+	in := &opSource{schema: aggSchema, rows: rows, per: 4096, t: t}
+	for _, gb := range [][]expr.Expr{{col(1, tInt32)}, {col(0, tStr)}, {col(0, tStr), col(1, tInt32)}} {
+		names := []string{"g1", "g2"}[:len(gb)]
+		a := &HashAggregate{Child: in, Mode: AggSingle, GroupBy: gb, GroupNames: names,
+			Aggs: []AggFunc{{Fn: "count_star", Type: tInt64, Name: "n"}, {Fn: "min", Arg: col(2, tInt64), Type: tInt64, Name: "m"}}}
+		got := runRows(t, a)
+		if len(got) != 3001 {
+			t.Fatalf("%d groups", len(got))
+		}
+		for _, r := range got {
+			parts := strings.Split(r, "|")
+			m, _ := strconv.Atoi(parts[len(parts)-1])
+			n, _ := strconv.Atoi(parts[len(parts)-2])
+			if parts[0] != fmt.Sprint(m) || (m < 20000%3001 && n != 7) || (m >= 20000%3001 && n != 6) {
+				t.Fatalf("bad group %q", r)
+			}
+		}
+	}
+}
+
+func TestHashAggregateAvgOfHugeDecimals(t *testing.T) {
+	s := opSchema(fld("d", tDec38_0))
+	big := "99999999999999999999999999999999999"
+	a := &HashAggregate{Child: src(t, s, []any{big}, []any{big}, []any{"1"}), Mode: AggSingle,
+		Aggs: []AggFunc{{Fn: "avg", Arg: col(0, tDec38_0), Type: tDec38_2, Name: "a"}}}
+	// (2*(10^35-1)+1)/3 = 66666666666666666666666666666666666.33...
+	wantRows(t, runRows(t, a), "66666666666666666666666666666666666.33")
 }
