@@ -1,0 +1,172 @@
+package exec
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Explain renders the plan as an indented tree per stage, the result stage
+// first and producers after their consumers. With graph == nil the plan
+// is cut here (EXPLAIN without running). With stats (EXPLAIN ANALYZE,
+// after the run) every operator shows its rows, batches, bytes, time and
+// notes, and every stage its tasks, time and output. The output is
+// deterministic for the same plan and counters.
+func Explain(root Node, stats *QueryStats, graph *JobGraph) string {
+	if graph == nil {
+		g, err := BuildStages(root)
+		if err != nil {
+			return fmt.Sprintf("cannot cut the plan into stages: %v\n", err)
+		}
+		graph = g
+	}
+	producer := map[*Exchange]*Stage{}
+	for _, st := range graph.Stages {
+		if st.Output != nil {
+			producer[st.Output] = st
+		}
+	}
+	var sb strings.Builder
+	for i := len(graph.Stages) - 1; i >= 0; i-- {
+		st := graph.Stages[i]
+		explainStageHeader(&sb, st, producer, stats != nil)
+		explainNode(&sb, st.Root, 1, stats, producer)
+	}
+	return sb.String()
+}
+
+func explainStageHeader(sb *strings.Builder, st *Stage, producer map[*Exchange]*Stage, analyze bool) {
+	fmt.Fprintf(sb, "Stage %d", st.ID)
+	if st.Parallelism > 0 {
+		fmt.Fprintf(sb, " (parallelism %d)", st.Parallelism)
+	} else {
+		sb.WriteString(" (parallelism decided at run time)")
+	}
+	if st.Output == nil {
+		sb.WriteString(" -> result")
+	} else {
+		fmt.Fprintf(sb, " -> %s", exchangeRouting(st.Output, st.OutBuffer))
+	}
+	if len(st.Inputs) > 0 {
+		reads := make([]string, len(st.Inputs))
+		for i, ex := range st.Inputs {
+			p := producer[ex]
+			reads[i] = fmt.Sprintf("Stage %d [%s]", p.ID, exchangeRouting(ex, p.OutBuffer))
+		}
+		fmt.Fprintf(sb, " <- reads %s", strings.Join(reads, ", "))
+	}
+	if len(st.DependsOn) > 0 {
+		ids := make([]string, len(st.DependsOn))
+		for i, d := range st.DependsOn {
+			ids[i] = fmt.Sprintf("Stage %d", d.ID)
+		}
+		fmt.Fprintf(sb, " after %s", strings.Join(ids, ", "))
+	}
+	sb.WriteString("\n")
+	if analyze {
+		fmt.Fprintf(sb, "  tasks=%d time=%s rows=%d bytes=%s", len(st.Tasks), fmtDuration(st.Duration()), st.Rows(), fmtBytes(st.Bytes()))
+		if b := st.OutBuffer; b != nil && b.Subpartitions > 1 {
+			var maxKG int64
+			for _, n := range b.SubpartitionBytes() {
+				maxKG = max(maxKG, n)
+			}
+			fmt.Fprintf(sb, " shuffled=%s largest-key-group=%s", fmtBytes(b.TotalBytes()), fmtBytes(maxKG))
+		}
+		if len(st.Tasks) > 1 {
+			var slow time.Duration
+			for _, t := range st.Tasks {
+				for _, a := range t.Attempts {
+					if !a.Start.IsZero() && !a.End.IsZero() {
+						slow = max(slow, a.End.Sub(a.Start))
+					}
+				}
+			}
+			fmt.Fprintf(sb, " slowest-task=%s", fmtDuration(slow))
+		}
+		sb.WriteString("\n")
+	}
+}
+
+// exchangeRouting describes how an exchange routes rows, with the key
+// groups actually used when the run resolved them.
+func exchangeRouting(ex *Exchange, buf *ExchangeBuffer) string {
+	switch ex.Kind {
+	case HashExchange:
+		keys := make([]string, len(ex.Keys))
+		for i, k := range ex.Keys {
+			keys[i] = k.String()
+		}
+		kg := ex.MaxParallelism
+		if buf != nil {
+			kg = buf.Subpartitions
+		}
+		if kg > 0 {
+			return fmt.Sprintf("hash [%s] by key group, %d key groups", strings.Join(keys, ", "), kg)
+		}
+		return fmt.Sprintf("hash [%s] by key group, default key groups", strings.Join(keys, ", "))
+	case BroadcastExchange:
+		return "broadcast"
+	case GatherExchange:
+		return "gather"
+	}
+	return ex.Kind.String()
+}
+
+func explainNode(sb *strings.Builder, n Node, depth int, stats *QueryStats, producer map[*Exchange]*Stage) {
+	sb.WriteString(strings.Repeat("  ", depth))
+	sb.WriteString(n.String())
+	ex, isExchange := n.(*Exchange)
+	if isExchange {
+		if p := producer[ex]; p != nil {
+			fmt.Fprintf(sb, " <- Stage %d", p.ID)
+		}
+	}
+	if stats != nil {
+		st := stats.For(n)
+		fmt.Fprintf(sb, "  [rows=%d batches=%d bytes=%s time=%s", st.Rows.Load(), st.Batches.Load(), fmtBytes(st.Bytes.Load()), fmtDuration(time.Duration(st.Nanos.Load())))
+		notes := st.Notes()
+		keys := make([]string, 0, len(notes))
+		for k := range notes {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			fmt.Fprintf(sb, " %s=%d", k, notes[k])
+		}
+		sb.WriteString("]")
+	}
+	sb.WriteString("\n")
+	if isExchange {
+		return // its child belongs to the producer stage
+	}
+	for _, c := range n.Children() {
+		explainNode(sb, c, depth+1, stats, producer)
+	}
+}
+
+// fmtBytes prints a byte count with a binary unit and one decimal.
+func fmtBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%dB", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit && exp < 4; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f%ciB", float64(n)/float64(div), "KMGTP"[exp])
+}
+
+// fmtDuration rounds to a precision a reader can use.
+func fmtDuration(d time.Duration) string {
+	switch {
+	case d >= time.Second:
+		return d.Round(time.Millisecond).String()
+	case d >= time.Millisecond:
+		return d.Round(10 * time.Microsecond).String()
+	default:
+		return d.Round(time.Microsecond).String()
+	}
+}
