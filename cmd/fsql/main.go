@@ -18,18 +18,12 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-// genCommand runs `fsql gen`. It is runGen (gen.go) once gen_dispatch.go
-// is built; see that file.
-var genCommand = func(args []string, stderr io.Writer) error {
-	return errors.New("fsql gen is not built into this binary")
-}
-
 // run is the whole program minus the exit, so tests can call it.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var err error
 	switch {
 	case len(args) > 0 && args[0] == "gen":
-		err = genCommand(args[1:], stderr)
+		err = runGen(args[1:], stderr)
 	case len(args) > 0 && args[0] == "bench":
 		err = runBench(args[1:], stdout, stderr)
 	case len(args) > 0 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help" || args[0] == "-help"):
