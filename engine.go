@@ -3,24 +3,174 @@ package fsql
 import (
 	"context"
 	"fmt"
+	"io"
+	"runtime/debug"
+	"strings"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"github.com/fsql-dev/fsql/connectors/hive"
 	"github.com/fsql-dev/fsql/exec"
+	"github.com/fsql-dev/fsql/exec/keygroup"
+	"github.com/fsql-dev/fsql/planner"
+	"github.com/fsql-dev/fsql/sql"
 )
 
-// Open returns an engine over dir, a folder with one sub-folder per table.
+// Open returns an engine over dir, a folder with one sub-folder per table
+// (Parquet files directly inside, or under Hive key=value/ folders).
 func Open(dir string, cfg Config) (*Engine, error) {
-	return &Engine{dir: dir, cfg: cfg}, nil
+	if err := keygroup.Check(cfg.Parallelism, cfg.MaxParallelism); err != nil {
+		return nil, fmt.Errorf("%w: %v", exec.ErrPlan, err)
+	}
+	cat, err := hive.Open(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", exec.ErrPlan, err)
+	}
+	return &Engine{dir: dir, cfg: cfg, catalog: cat, alloc: memory.DefaultAllocator}, nil
 }
+
+// WithAllocator returns a copy of the engine whose queries allocate every
+// Arrow buffer from alloc (tests pass a checked allocator to catch leaks).
+func (e *Engine) WithAllocator(alloc memory.Allocator) *Engine {
+	c := *e
+	c.alloc = alloc
+	return &c
+}
+
+// Config is the engine's configuration.
+func (e *Engine) Config() Config { return e.cfg }
 
 // Query parses, plans and starts one SQL statement (SELECT, WITH, or
 // EXPLAIN [ANALYZE] of one of those) and returns its rows. EXPLAIN returns
-// one string column named "plan".
+// one string column named "plan". Cancelling ctx stops the query; so does
+// Rows.Close.
 func (e *Engine) Query(ctx context.Context, query string) (*Rows, error) {
-	return nil, fmt.Errorf("%w: query planning is not wired yet", exec.ErrNotImplemented)
+	stmts, err := sql.Parse(query)
+	if err != nil {
+		return nil, err
+	}
+	if len(stmts) != 1 {
+		return nil, fmt.Errorf("%w: Query runs one statement, got %d; split scripts with SplitStatements", exec.ErrPlan, len(stmts))
+	}
+	st, root, err := e.plan(stmts[0])
+	if err != nil {
+		return nil, err
+	}
+	if st.Explain && !st.Analyze {
+		graph, err := exec.BuildStages(root)
+		if err != nil {
+			return nil, err
+		}
+		return e.textRows(ctx, exec.Explain(root, nil, graph)), nil
+	}
+	stats := exec.NewQueryStats()
+	mem := exec.NewMemoryBudget(e.cfg.MemoryBudget)
+	run, err := exec.Run(ctx, root, exec.RunConfig{
+		Parallelism:    e.cfg.Parallelism,
+		MaxParallelism: e.cfg.MaxParallelism,
+		Slots:          e.cfg.Slots,
+		Alloc:          e.alloc,
+		Memory:         mem,
+		Stats:          stats,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if st.Analyze {
+		var rows int64
+		for {
+			b, err := run.Next(ctx)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				run.Close()
+				return nil, err
+			}
+			rows += b.NumRows()
+			b.Release()
+		}
+		run.Close()
+		text := exec.Explain(root, stats, run.Graph())
+		text += fmt.Sprintf("\nresult: %d rows; memory peak %d bytes of a %d-byte budget\n", rows, mem.Peak(), mem.Limit())
+		return e.textRows(ctx, text), nil
+	}
+	r := &Rows{schema: renamed(run.Schema(), st.Names), next: run.Next, close: run.Close, ctx: ctx}
+	r.stats, r.root = stats, root
+	return r, nil
+}
+
+// renamed gives the result the column names the query wrote.
+func renamed(s *arrow.Schema, names []string) *arrow.Schema {
+	if len(names) != s.NumFields() {
+		return s
+	}
+	fs := make([]arrow.Field, len(names))
+	for i, f := range s.Fields() {
+		f.Name = names[i]
+		fs[i] = f
+	}
+	return arrow.NewSchema(fs, nil)
+}
+
+// plan binds, optimizes and physically plans one statement. Planning bugs
+// surface as ErrInternal errors, never as panics.
+func (e *Engine) plan(stmt ast.StmtNode) (st *sql.Statement, root exec.Node, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: planner panic: %v\n%s", exec.ErrInternal, r, debug.Stack())
+		}
+	}()
+	st, err = sql.NewBinder(e.catalog).Bind(stmt)
+	if err != nil {
+		return nil, nil, err
+	}
+	lp, err := planner.Optimize(st.Plan, &planner.Context{})
+	if err != nil {
+		return nil, nil, err
+	}
+	root, err = planner.Physical(lp, planner.PhysicalConfig{
+		MaxParallelism:     e.cfg.MaxParallelism,
+		BroadcastThreshold: e.cfg.BroadcastThreshold,
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, root, nil
+}
+
+// textRows returns text as a one-column result, one row per line.
+func (e *Engine) textRows(ctx context.Context, text string) *Rows {
+	schema := arrow.NewSchema([]arrow.Field{{Name: "plan", Type: arrow.BinaryTypes.String}}, nil)
+	bld := array.NewStringBuilder(e.alloc)
+	for _, line := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+		bld.Append(line)
+	}
+	arr := bld.NewArray()
+	bld.Release()
+	batch := array.NewRecordBatch(schema, []arrow.Array{arr}, int64(arr.Len()))
+	arr.Release()
+	sent := false
+	return &Rows{
+		schema: schema,
+		ctx:    ctx,
+		next: func(context.Context) (arrow.RecordBatch, error) {
+			if sent {
+				return nil, io.EOF
+			}
+			sent = true
+			batch.Retain()
+			return batch, nil
+		},
+		close: func() { batch.Release() },
+	}
 }
 
 // SplitStatements splits a script into its ';'-separated statements,
 // honouring quotes and comments.
 func SplitStatements(script string) ([]string, error) {
-	return nil, fmt.Errorf("%w: statement splitting is not wired yet", exec.ErrNotImplemented)
+	return sql.Split(script)
 }

@@ -5,13 +5,19 @@ import (
 	"io"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/fsql-dev/fsql/connectors/hive"
+	"github.com/fsql-dev/fsql/exec"
 )
 
 // Engine answers SQL over one data directory. It is safe for concurrent
 // use: each Query runs independently.
 type Engine struct {
-	dir string
-	cfg Config
+	dir     string
+	cfg     Config
+	catalog *hive.Catalog
+	alloc   memory.Allocator
 }
 
 // Rows streams the result of one query as Arrow record batches.
@@ -28,6 +34,27 @@ type Rows struct {
 	cur    arrow.RecordBatch
 	err    error
 	done   bool
+	stats  *exec.QueryStats
+	root   exec.Node
+}
+
+// BytesRead is the number of Parquet bytes the query's scans read so far.
+func (r *Rows) BytesRead() int64 {
+	if r.stats == nil || r.root == nil {
+		return 0
+	}
+	var total int64
+	var walk func(n exec.Node)
+	walk = func(n exec.Node) {
+		if s, ok := n.(*exec.Scan); ok {
+			total += r.stats.For(s).Notes()["bytes_read"]
+		}
+		for _, c := range n.Children() {
+			walk(c)
+		}
+	}
+	walk(r.root)
+	return total
 }
 
 // Schema is the schema of every batch.

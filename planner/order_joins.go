@@ -1,0 +1,149 @@
+package planner
+
+import (
+	"github.com/fsql-dev/fsql/exec/expr"
+)
+
+// orderJoins turns each MultiJoin into a left-deep tree of inner joins.
+// It starts from the input estimated largest (in a star query, the fact
+// table), then repeatedly joins the smallest input connected to what is
+// joined so far by a condition, so no cross product is formed where a join
+// predicate exists, and each join's build side (Right) is the smaller one.
+// A projection on top restores the column order the query was bound with.
+type orderJoins struct{}
+
+func (orderJoins) Name() string { return "order_joins" }
+
+func (r orderJoins) Apply(p Plan, ctx *Context) (Plan, bool, error) {
+	changed := false
+	ch := p.Children()
+	newCh := make([]Plan, len(ch))
+	for i, c := range ch {
+		nc, cc, err := r.Apply(c, ctx)
+		if err != nil {
+			return nil, false, err
+		}
+		newCh[i], changed = nc, changed || cc
+	}
+	if changed {
+		p = withChildren(p, newCh)
+	}
+	mj, ok := p.(*MultiJoin)
+	if !ok {
+		return p, changed, nil
+	}
+	return orderMultiJoin(mj), true, nil
+}
+
+func orderMultiJoin(mj *MultiJoin) Plan {
+	n := len(mj.Inputs)
+	offsets := make([]int, n+1)
+	for i, in := range mj.Inputs {
+		offsets[i+1] = offsets[i] + len(in.Schema())
+	}
+	owner := func(col int) int {
+		for i := 0; i < n; i++ {
+			if col < offsets[i+1] {
+				return i
+			}
+		}
+		return n - 1
+	}
+	type cond struct {
+		e    expr.Expr
+		uses map[int]bool
+		used bool
+	}
+	conds := make([]*cond, len(mj.Conds))
+	for i, c := range mj.Conds {
+		u := map[int]bool{}
+		for _, col := range expr.Columns(c) {
+			u[owner(col)] = true
+		}
+		conds[i] = &cond{e: c, uses: u}
+	}
+	est := make([]float64, n)
+	start := 0
+	for i, in := range mj.Inputs {
+		est[i] = Estimate(in).Rows
+		if est[i] > est[start] {
+			start = i
+		}
+	}
+	joined := map[int]bool{start: true}
+	order := []int{start}
+	// pos[i] is where input i's first column lands in the joined output.
+	pos := map[int]int{start: 0}
+	width := offsets[start+1] - offsets[start]
+	var tree Plan = mj.Inputs[start]
+	connected := func(i int) bool {
+		for _, c := range conds {
+			if !c.used && c.uses[i] {
+				for o := range c.uses {
+					if joined[o] {
+						return true
+					}
+				}
+			}
+		}
+		return false
+	}
+	for len(order) < n {
+		next := -1
+		for _, want := range []bool{true, false} {
+			for i := 0; i < n; i++ {
+				if joined[i] || (want && !connected(i)) {
+					continue
+				}
+				if next < 0 || est[i] < est[next] {
+					next = i
+				}
+			}
+			if next >= 0 {
+				break
+			}
+		}
+		joined[next] = true
+		order = append(order, next)
+		pos[next] = width
+		width += offsets[next+1] - offsets[next]
+		// Conditions whose inputs are now all joined go on this join.
+		var on []expr.Expr
+		for _, c := range conds {
+			if c.used {
+				continue
+			}
+			all := true
+			for o := range c.uses {
+				all = all && joined[o]
+			}
+			if all {
+				c.used = true
+				on = append(on, remap(c.e, func(col int) int {
+					o := owner(col)
+					return pos[o] + col - offsets[o]
+				}))
+			}
+		}
+		tree = &Join{Type: InnerJoin, Left: tree, Right: mj.Inputs[next], Cond: expr.JoinAnd(on)}
+	}
+	var leftover []expr.Expr
+	for _, c := range conds {
+		if !c.used { // constant conditions
+			leftover = append(leftover, c.e)
+		}
+	}
+	tree = wrapFilter(tree, leftover)
+	// Restore the bound column order.
+	s := tree.Schema()
+	proj := &Project{Child: tree}
+	for i := 0; i < n; i++ {
+		for c := offsets[i]; c < offsets[i+1]; c++ {
+			at := pos[i] + c - offsets[i]
+			proj.Exprs = append(proj.Exprs, expr.NewColumn(at, s[at].Type, s[at].Name))
+			proj.Names = append(proj.Names, s[at].Name)
+			proj.Tables = append(proj.Tables, s[at].Table)
+		}
+	}
+	return proj
+}

@@ -1,0 +1,381 @@
+package planner
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/fsql-dev/fsql/connectors/hive"
+	"github.com/fsql-dev/fsql/exec"
+	"github.com/fsql-dev/fsql/exec/expr"
+	"github.com/fsql-dev/fsql/pruning"
+)
+
+// PhysicalConfig holds the knobs physical planning reads.
+type PhysicalConfig struct {
+	// MaxParallelism is the number of key groups of every hash exchange.
+	MaxParallelism int
+	// BroadcastThreshold: a join build side estimated smaller than this
+	// many bytes is broadcast instead of shuffled.
+	BroadcastThreshold int64
+}
+
+// Physical turns an optimized logical plan into an executable plan with
+// exchanges. The root's output is the query result: when the root is
+// split among tasks, the runner gathers it (order does not matter there;
+// ordered results are produced by a single task).
+func Physical(p Plan, cfg PhysicalConfig) (exec.Node, error) {
+	b := &physBuilder{cfg: cfg}
+	out, err := b.build(p)
+	if err != nil {
+		return nil, err
+	}
+	return out.node, nil
+}
+
+type physBuilder struct {
+	cfg PhysicalConfig
+}
+
+// phys is a physical subplan and whether all its rows come out of one task
+// (after a gather), as opposed to being split among the stage's tasks.
+type phys struct {
+	node   exec.Node
+	single bool
+}
+
+func names(s Schema) []string {
+	out := make([]string, len(s))
+	for i, c := range s {
+		out[i] = c.Name
+	}
+	return out
+}
+
+func columns(s Schema, from, to int) []expr.Expr {
+	out := make([]expr.Expr, 0, to-from)
+	for i := from; i < to; i++ {
+		out = append(out, expr.NewColumn(i, s[i].Type, s[i].Name))
+	}
+	return out
+}
+
+func (b *physBuilder) gather(p phys) exec.Node {
+	if p.single {
+		return p.node
+	}
+	return &exec.Exchange{Kind: exec.GatherExchange, Child: p.node}
+}
+
+func (b *physBuilder) hash(p exec.Node, keys []expr.Expr) exec.Node {
+	return &exec.Exchange{Kind: exec.HashExchange, Child: p, Keys: keys, MaxParallelism: b.cfg.MaxParallelism}
+}
+
+func (b *physBuilder) build(p Plan) (phys, error) {
+	switch n := p.(type) {
+	case *Scan:
+		return b.scan(n)
+	case *Filter:
+		c, err := b.build(n.Child)
+		if err != nil {
+			return c, err
+		}
+		return phys{&exec.Filter{Child: c.node, Cond: n.Cond}, c.single}, nil
+	case *Project:
+		c, err := b.build(n.Child)
+		if err != nil {
+			return c, err
+		}
+		return phys{&exec.Project{Child: c.node, Exprs: n.Exprs, Names: n.Names}, c.single}, nil
+	case *Join:
+		return b.join(n)
+	case *Aggregate:
+		return b.aggregate(n)
+	case *Sort:
+		c, err := b.build(n.Child)
+		if err != nil {
+			return c, err
+		}
+		return phys{&exec.Sort{Child: b.gather(c), Keys: n.Keys}, true}, nil
+	case *Limit:
+		return b.limit(n)
+	case *Window:
+		c, err := b.build(n.Child)
+		if err != nil {
+			return c, err
+		}
+		in := c.node
+		single := c.single
+		if !single {
+			if len(n.PartitionBy) == 0 {
+				in, single = b.gather(c), true
+			} else {
+				in = b.hash(c.node, n.PartitionBy)
+			}
+		}
+		return phys{&exec.Window{Child: in, PartitionBy: n.PartitionBy, OrderBy: n.OrderBy, Funcs: n.Funcs}, single}, nil
+	case *Union:
+		var ins []phys
+		anySingle := false
+		for _, in := range n.Inputs {
+			c, err := b.build(in)
+			if err != nil {
+				return c, err
+			}
+			ins = append(ins, c)
+			anySingle = anySingle || c.single
+		}
+		u := &exec.UnionAll{}
+		for _, c := range ins {
+			if anySingle {
+				u.Inputs = append(u.Inputs, b.gather(c))
+			} else {
+				u.Inputs = append(u.Inputs, c.node)
+			}
+		}
+		return phys{u, anySingle}, nil
+	case *Values:
+		types := make([]arrow.DataType, len(n.Cols))
+		for i, c := range n.Cols {
+			types[i] = c.Type
+		}
+		return phys{&exec.Values{Rows: n.Rows, Names: names(n.Cols), Types: types}, true}, nil
+	case *MaxOneRow:
+		c, err := b.build(n.Child)
+		if err != nil {
+			return c, err
+		}
+		return phys{&exec.MaxOneRow{Child: b.gather(c)}, true}, nil
+	case *MultiJoin:
+		return phys{}, fmt.Errorf("%w: a MultiJoin survived join ordering", exec.ErrInternal)
+	}
+	return phys{}, fmt.Errorf("%w: no physical plan for %T", exec.ErrInternal, p)
+}
+
+func (b *physBuilder) scan(n *Scan) (phys, error) {
+	parts := n.Partitions
+	if n.Pruned && parts == nil {
+		parts = []*hive.Partition{} // every partition pruned
+	}
+	s := &exec.Scan{Table: n.Table, Columns: n.Columns, Partitions: parts}
+	if len(n.Filters) > 0 {
+		s.KeepRowGroup = pruning.RowGroupFilter(n.Table, TableFilters(n))
+		var txt []string
+		for _, f := range n.Filters {
+			txt = append(txt, f.String())
+		}
+		s.Label = "filters: " + strings.Join(txt, " AND ")
+		return phys{&exec.Filter{Child: s, Cond: expr.JoinAnd(n.Filters)}, false}, nil
+	}
+	return phys{s, false}, nil
+}
+
+// splitEquiKeys separates equality conjuncts between the two sides of a
+// join (left columns [0, lw), right columns after) from the rest.
+func splitEquiKeys(cond expr.Expr, lw, rw int) (lk, rk []expr.Expr, residual []expr.Expr) {
+	for _, c := range expr.SplitAnd(cond) {
+		if c == nil {
+			continue
+		}
+		call, ok := c.(*expr.Call)
+		if ok && call.Fn == "=" && len(call.Args) == 2 {
+			a, bb := call.Args[0], call.Args[1]
+			an, bn := len(expr.Columns(a)) > 0, len(expr.Columns(bb)) > 0
+			switch {
+			case an && bn && colRange(a, 0, lw) && colRange(bb, lw, lw+rw):
+				lk, rk = append(lk, a), append(rk, shift(bb, -lw))
+				continue
+			case an && bn && colRange(bb, 0, lw) && colRange(a, lw, lw+rw):
+				lk, rk = append(lk, bb), append(rk, shift(a, -lw))
+				continue
+			}
+		}
+		residual = append(residual, c)
+	}
+	return lk, rk, residual
+}
+
+var joinTypes = map[JoinType]exec.JoinType{
+	InnerJoin: exec.InnerJoin, LeftJoin: exec.LeftJoin, SemiJoin: exec.SemiJoin,
+	AntiJoin: exec.AntiJoin, NullAwareAntiJoin: exec.NullAwareAntiJoin, MarkJoin: exec.MarkJoin,
+}
+
+func (b *physBuilder) join(n *Join) (phys, error) {
+	ls, rs := n.Left.Schema(), n.Right.Schema()
+	lw, rw := len(ls), len(rs)
+	l, err := b.build(n.Left)
+	if err != nil {
+		return l, err
+	}
+	r, err := b.build(n.Right)
+	if err != nil {
+		return r, err
+	}
+	lk, rk, residual := splitEquiKeys(n.Cond, lw, rw)
+	le, re := Estimate(n.Left), Estimate(n.Right)
+
+	if len(lk) == 0 {
+		// No equality to hash on: a nested-loop join against the whole
+		// right side, which every probe task must see.
+		if n.Type == NullAwareAntiJoin || n.Type == MarkJoin {
+			return phys{}, fmt.Errorf("%w: IN/EXISTS subquery without an equality between the subquery and the outer query", exec.ErrNotImplemented)
+		}
+		build := &exec.Exchange{Kind: exec.BroadcastExchange, Child: r.node}
+		return phys{&exec.NestedLoopJoin{Type: joinTypes[n.Type], Build: build, Probe: l.node, Cond: n.Cond}, l.single}, nil
+	}
+
+	probe, build := l, r
+	pk, bk := lk, rk
+	swapped := false
+	if n.Type == InnerJoin && le.Bytes() < re.Bytes() {
+		// Build the hash table on the smaller side.
+		probe, build, pk, bk, swapped = r, l, rk, lk, true
+	}
+	var res expr.Expr
+	if len(residual) > 0 {
+		res = expr.JoinAnd(residual)
+		if swapped {
+			res = remap(res, func(i int) int {
+				if i < lw {
+					return rw + i
+				}
+				return i - lw
+			})
+		}
+	}
+	buildBytes := re.Bytes()
+	if swapped {
+		buildBytes = le.Bytes()
+	}
+	hj := &exec.HashJoin{Type: joinTypes[n.Type], BuildKeys: bk, ProbeKeys: pk, Residual: res}
+	single := probe.single
+	// NOT IN and mark joins need every build row in every task (one NULL
+	// anywhere changes every answer), so they always broadcast.
+	if probe.single || n.Type == NullAwareAntiJoin || n.Type == MarkJoin || buildBytes <= float64(b.cfg.BroadcastThreshold) {
+		hj.Build = &exec.Exchange{Kind: exec.BroadcastExchange, Child: build.node}
+		hj.Probe = probe.node
+	} else {
+		hj.Build = b.hash(build.node, bk)
+		hj.Probe = b.hash(probe.node, pk)
+		single = false
+	}
+	var out exec.Node = hj
+	if swapped {
+		// Restore left-then-right column order.
+		js := hj.Schema()
+		proj := &exec.Project{Child: hj}
+		for i := 0; i < lw; i++ {
+			f := js.Field(rw + i)
+			proj.Exprs = append(proj.Exprs, expr.NewColumn(rw+i, f.Type, f.Name))
+			proj.Names = append(proj.Names, f.Name)
+		}
+		for i := 0; i < rw; i++ {
+			f := js.Field(i)
+			proj.Exprs = append(proj.Exprs, expr.NewColumn(i, f.Type, f.Name))
+			proj.Names = append(proj.Names, f.Name)
+		}
+		out = proj
+	}
+	return phys{out, single}, nil
+}
+
+func (b *physBuilder) aggregate(n *Aggregate) (phys, error) {
+	c, err := b.build(n.Child)
+	if err != nil {
+		return c, err
+	}
+	in := c.node
+	group := n.GroupBy
+	gnames := append([]string{}, n.Names...)
+	aggs := make([]exec.AggFunc, len(n.Aggs))
+	for i, a := range n.Aggs {
+		aggs[i] = exec.AggFunc{Fn: a.Fn, Arg: a.Arg, Distinct: a.Distinct, Type: a.Type, Name: a.Name}
+	}
+	if n.Rollup {
+		// Expand each row once per grouping set (longest prefix first);
+		// the grouping id becomes one more group key, so rows rolled up
+		// differ from rows whose key is a real NULL.
+		k := len(n.GroupBy)
+		cs := n.Child.Schema()
+		ex := &exec.Expand{Child: in, Exprs: n.GroupBy, Names: n.Names, Pass: columns(cs, 0, len(cs)), PassNames: names(cs)}
+		for l := k; l >= 0; l-- {
+			set := make([]int, l)
+			for i := range set {
+				set[i] = i
+			}
+			ex.Sets = append(ex.Sets, set)
+		}
+		in = ex
+		es := ex.Schema()
+		group = nil
+		for i := 0; i <= k; i++ {
+			f := es.Field(i)
+			group = append(group, expr.NewColumn(i, f.Type, f.Name))
+		}
+		gnames = append(gnames, "grouping_id")
+		for i := range aggs {
+			if aggs[i].Arg != nil {
+				aggs[i].Arg = shift(aggs[i].Arg, k+1)
+			}
+		}
+	}
+	distinct := false
+	for _, a := range aggs {
+		distinct = distinct || a.Distinct
+	}
+	if distinct || c.single {
+		// DISTINCT aggregates cannot be merged from partial states: move
+		// raw rows by group key and aggregate once.
+		single := c.single
+		if !single {
+			if len(group) == 0 {
+				in, single = &exec.Exchange{Kind: exec.GatherExchange, Child: in}, true
+			} else {
+				in = b.hash(in, group)
+			}
+		}
+		return phys{&exec.HashAggregate{Child: in, Mode: exec.AggSingle, GroupBy: group, GroupNames: gnames, Aggs: aggs}, single}, nil
+	}
+	partial := &exec.HashAggregate{Child: in, Mode: exec.AggPartial, GroupBy: group, GroupNames: gnames, Aggs: aggs}
+	ps := partial.PartialSchema()
+	keys := make([]expr.Expr, len(group))
+	for i := range group {
+		f := ps.Field(i)
+		keys[i] = expr.NewColumn(i, f.Type, f.Name)
+	}
+	var ex exec.Node
+	single := false
+	if len(group) == 0 {
+		ex, single = &exec.Exchange{Kind: exec.GatherExchange, Child: partial}, true
+	} else {
+		ex = b.hash(partial, keys)
+	}
+	return phys{&exec.HashAggregate{Child: ex, Mode: exec.AggFinal, GroupBy: keys, GroupNames: gnames, Aggs: aggs}, single}, nil
+}
+
+func (b *physBuilder) limit(n *Limit) (phys, error) {
+	if s, ok := n.Child.(*Sort); ok {
+		c, err := b.build(s.Child)
+		if err != nil {
+			return c, err
+		}
+		in := c.node
+		if !c.single {
+			// Each task keeps its best N+Offset rows; one task merges.
+			local := &exec.TopN{Child: c.node, Keys: s.Keys, N: n.N + n.Offset}
+			in = &exec.Exchange{Kind: exec.GatherExchange, Child: local}
+		}
+		return phys{&exec.TopN{Child: in, Keys: s.Keys, N: n.N, Offset: n.Offset}, true}, nil
+	}
+	c, err := b.build(n.Child)
+	if err != nil {
+		return c, err
+	}
+	in := c.node
+	if !c.single {
+		local := &exec.Limit{Child: c.node, N: n.N + n.Offset}
+		in = &exec.Exchange{Kind: exec.GatherExchange, Child: local}
+	}
+	return phys{&exec.Limit{Child: in, N: n.N, Offset: n.Offset}, true}, nil
+}

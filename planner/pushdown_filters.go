@@ -1,0 +1,237 @@
+package planner
+
+import (
+	"github.com/fsql-dev/fsql/exec/expr"
+)
+
+// pushDownFilters moves filter conjuncts as close to the scans as they can
+// go: through projections (by substitution), into the inputs of inner
+// joins they reference alone, into the non-preserved side of outer joins
+// only from the ON clause, below aggregates when they only test group
+// keys, into every branch of a UNION ALL, and finally into the scans,
+// where static partition pruning and row-group skipping read them. A WHERE
+// conjunct that rejects NULLs from an outer join's optional side turns the
+// join into an inner join.
+type pushDownFilters struct{}
+
+func (pushDownFilters) Name() string { return "push_down_filters" }
+
+func (pushDownFilters) Apply(p Plan, _ *Context) (Plan, bool, error) {
+	before := planKey(p)
+	np, err := push(p, nil)
+	if err != nil {
+		return nil, false, err
+	}
+	return np, planKey(np) != before, nil
+}
+
+// push returns p with preds (conjuncts over p's output) applied as low as
+// possible.
+func push(p Plan, preds []expr.Expr) (Plan, error) {
+	switch n := p.(type) {
+	case *Filter:
+		return push(n.Child, append(append([]expr.Expr{}, preds...), expr.SplitAnd(n.Cond)...))
+	case *Scan:
+		if len(preds) == 0 {
+			return n, nil
+		}
+		c := *n
+		c.Filters = append(append([]expr.Expr{}, n.Filters...), preds...)
+		c.Pruned = false
+		return &c, nil
+	case *Project:
+		var down, keep []expr.Expr
+		for _, pr := range preds {
+			s, err := substitute(pr, n.Exprs)
+			if err != nil {
+				return nil, err
+			}
+			down = append(down, s)
+		}
+		child, err := push(n.Child, down)
+		if err != nil {
+			return nil, err
+		}
+		c := *n
+		c.Child = child
+		return wrapFilter(&c, keep), nil
+	case *MultiJoin:
+		return pushMultiJoin(n, preds)
+	case *Join:
+		return pushJoin(n, preds)
+	case *Aggregate:
+		var down, keep []expr.Expr
+		k := len(n.GroupBy)
+		for _, pr := range preds {
+			if !n.Rollup && colRange(pr, 0, k) && len(expr.Columns(pr)) > 0 {
+				s, err := substitute(pr, n.GroupBy)
+				if err != nil {
+					return nil, err
+				}
+				down = append(down, s)
+			} else {
+				keep = append(keep, pr)
+			}
+		}
+		child, err := push(n.Child, down)
+		if err != nil {
+			return nil, err
+		}
+		c := *n
+		c.Child = child
+		return wrapFilter(&c, keep), nil
+	case *Union:
+		c := &Union{}
+		for _, in := range n.Inputs {
+			ni, err := push(in, preds)
+			if err != nil {
+				return nil, err
+			}
+			c.Inputs = append(c.Inputs, ni)
+		}
+		return c, nil
+	}
+	// Sort, Limit, Window, Values, MaxOneRow: filters stay above; push
+	// what their inputs hold.
+	ch := p.Children()
+	newCh := make([]Plan, len(ch))
+	for i, c := range ch {
+		nc, err := push(c, nil)
+		if err != nil {
+			return nil, err
+		}
+		newCh[i] = nc
+	}
+	return wrapFilter(withChildren(p, newCh), preds), nil
+}
+
+func wrapFilter(p Plan, preds []expr.Expr) Plan {
+	if len(preds) == 0 {
+		return p
+	}
+	return &Filter{Child: p, Cond: expr.JoinAnd(preds)}
+}
+
+func pushMultiJoin(n *MultiJoin, preds []expr.Expr) (Plan, error) {
+	offsets := make([]int, len(n.Inputs)+1)
+	for i, in := range n.Inputs {
+		offsets[i+1] = offsets[i] + len(in.Schema())
+	}
+	perInput := make([][]expr.Expr, len(n.Inputs))
+	var conds, keep []expr.Expr
+	for _, pr := range append(append([]expr.Expr{}, n.Conds...), preds...) {
+		cols := expr.Columns(pr)
+		if len(cols) == 0 {
+			keep = append(keep, pr)
+			continue
+		}
+		owner := -1
+		for i := range n.Inputs {
+			if colRange(pr, offsets[i], offsets[i+1]) {
+				owner = i
+			}
+		}
+		if owner >= 0 {
+			perInput[owner] = append(perInput[owner], shift(pr, -offsets[owner]))
+		} else {
+			conds = append(conds, pr)
+		}
+	}
+	out := &MultiJoin{Conds: conds}
+	for i, in := range n.Inputs {
+		ni, err := push(in, perInput[i])
+		if err != nil {
+			return nil, err
+		}
+		out.Inputs = append(out.Inputs, ni)
+	}
+	return wrapFilter(out, keep), nil
+}
+
+func pushJoin(n *Join, preds []expr.Expr) (Plan, error) {
+	lw := len(n.Left.Schema())
+	rw := len(n.Right.Schema())
+	var left, right, conds, keep []expr.Expr
+	typ := n.Type
+	// WHERE conjuncts.
+	for _, pr := range preds {
+		switch {
+		case len(expr.Columns(pr)) == 0:
+			keep = append(keep, pr)
+		case colRange(pr, 0, lw):
+			left = append(left, pr)
+		case typ == InnerJoin && colRange(pr, lw, lw+rw):
+			right = append(right, shift(pr, -lw))
+		case typ == LeftJoin && nullRejecting(pr, lw, lw+rw):
+			// A WHERE that rejects NULLs of the optional side removes
+			// exactly the rows the outer join added: it is an inner join.
+			typ = InnerJoin
+			if colRange(pr, lw, lw+rw) {
+				right = append(right, shift(pr, -lw))
+			} else {
+				conds = append(conds, pr)
+			}
+		case typ == InnerJoin:
+			conds = append(conds, pr)
+		default:
+			keep = append(keep, pr)
+		}
+	}
+	// ON conjuncts: for an inner join any side; for outer, semi and anti
+	// joins only those on the non-preserved (right) side may go down.
+	for _, c := range expr.SplitAnd(n.Cond) {
+		switch {
+		case c == nil:
+		case typ == InnerJoin && colRange(c, 0, lw) && len(expr.Columns(c)) > 0:
+			left = append(left, c)
+		case colRange(c, lw, lw+rw) && len(expr.Columns(c)) > 0:
+			right = append(right, shift(c, -lw))
+		default:
+			conds = append(conds, c)
+		}
+	}
+	l, err := push(n.Left, left)
+	if err != nil {
+		return nil, err
+	}
+	r, err := push(n.Right, right)
+	if err != nil {
+		return nil, err
+	}
+	return wrapFilter(&Join{Type: typ, Left: l, Right: r, Cond: expr.JoinAnd(conds)}, keep), nil
+}
+
+// strictFns return NULL whenever any argument is NULL.
+var strictFns = map[string]bool{
+	"=": true, "<>": true, "<": true, "<=": true, ">": true, ">=": true,
+	"+": true, "-": true, "*": true, "/": true, "%": true, "neg": true,
+	"like": true, "cast": true, "not": true, "isnotnull": true, "substr": true,
+	"upper": true, "lower": true, "trim": true, "length": true, "concat": true,
+	"year": true, "month": true, "day": true, "date_add": true, "round": true, "abs": true,
+}
+
+// nullRejecting reports whether e is NULL or false whenever the columns
+// in [lo, hi) are all NULL.
+func nullRejecting(e expr.Expr, lo, hi int) bool {
+	switch x := e.(type) {
+	case *expr.Column:
+		return x.Index >= lo && x.Index < hi
+	case *expr.Call:
+		switch x.Fn {
+		case "and":
+			return nullRejecting(x.Args[0], lo, hi) || nullRejecting(x.Args[1], lo, hi)
+		case "or":
+			return nullRejecting(x.Args[0], lo, hi) && nullRejecting(x.Args[1], lo, hi)
+		case "in":
+			return nullRejecting(x.Args[0], lo, hi)
+		}
+		if strictFns[x.Fn] {
+			for _, a := range x.Args {
+				if nullRejecting(a, lo, hi) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,96 @@
+package planner
+
+import (
+	"fmt"
+
+	"github.com/fsql-dev/fsql/exec"
+)
+
+// Rule is one logical rewrite. Apply returns the rewritten plan and
+// whether it changed anything; rules never mutate their input.
+type Rule interface {
+	Name() string
+	Apply(p Plan, ctx *Context) (Plan, bool, error)
+}
+
+// Context is what rules may consult.
+type Context struct {
+	// Disabled names rules to skip (by Name).
+	Disabled map[string]bool
+}
+
+// phase is a group of rules run together to a fixed point.
+type phase struct {
+	rules     []Rule
+	maxPasses int
+}
+
+// phases is the optimizer's program. Pushdown runs before and after join
+// ordering (ordering turns multi-way conditions into join conditions);
+// pruning columns and partitions runs last, on the final shape.
+var phases = []phase{
+	{rules: []Rule{foldConstants{}, pushDownFilters{}}, maxPasses: 4},
+	{rules: []Rule{orderJoins{}}, maxPasses: 1},
+	{rules: []Rule{pushDownFilters{}}, maxPasses: 4},
+	{rules: []Rule{pruneColumns{}}, maxPasses: 1},
+	{rules: []Rule{prunePartitions{}}, maxPasses: 1},
+}
+
+// Optimize runs every enabled rule, phase by phase, each phase until no
+// rule changes the plan or its pass bound is reached. The schema of the
+// plan's output is checked after every rule.
+func Optimize(p Plan, ctx *Context) (Plan, error) {
+	if ctx == nil {
+		ctx = &Context{}
+	}
+	for _, ph := range phases {
+		for pass := 0; pass < ph.maxPasses; pass++ {
+			changed := false
+			for _, r := range ph.rules {
+				if ctx.Disabled[r.Name()] {
+					continue
+				}
+				before := p.Schema()
+				np, ch, err := r.Apply(p, ctx)
+				if err != nil {
+					return nil, fmt.Errorf("optimizer rule %s: %w", r.Name(), err)
+				}
+				if err := sameOutput(before, np.Schema()); err != nil {
+					return nil, fmt.Errorf("%w: optimizer rule %s changed the query's output: %v", exec.ErrInternal, r.Name(), err)
+				}
+				p, changed = np, changed || ch
+			}
+			if !changed {
+				break
+			}
+		}
+	}
+	return p, nil
+}
+
+func sameOutput(a, b Schema) error {
+	if len(a) != len(b) {
+		return fmt.Errorf("%d columns became %d", len(a), len(b))
+	}
+	for i := range a {
+		if a[i].Type.ID() != b[i].Type.ID() {
+			return fmt.Errorf("column %d (%s) changed type from %s to %s", i, a[i].Name, a[i].Type, b[i].Type)
+		}
+	}
+	return nil
+}
+
+// RuleNames lists the optimizer's rules in the order they first run.
+func RuleNames() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, ph := range phases {
+		for _, r := range ph.rules {
+			if !seen[r.Name()] {
+				seen[r.Name()] = true
+				out = append(out, r.Name())
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,277 @@
+package sql
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"github.com/fsql-dev/fsql/connectors/hive"
+	"github.com/fsql-dev/fsql/exec"
+	"github.com/fsql-dev/fsql/exec/expr"
+	"github.com/fsql-dev/fsql/planner"
+)
+
+// Binder turns statements into logical plans against one catalog.
+type Binder struct {
+	catalog *hive.Catalog
+	alloc   memory.Allocator
+	ctes    []map[string]*ast.CommonTableExpression
+	// corrScope is the outer scope while a subquery that may correlate is
+	// being bound.
+	corrScope *scope
+}
+
+// NewBinder returns a binder over catalog.
+func NewBinder(catalog *hive.Catalog) *Binder {
+	return &Binder{catalog: catalog, alloc: memory.DefaultAllocator}
+}
+
+// Statement is a bound statement: the query plan, its output names, and
+// whether it is wrapped in EXPLAIN [ANALYZE].
+type Statement struct {
+	Plan    planner.Plan
+	Names   []string
+	Explain bool
+	Analyze bool
+}
+
+// Bind binds one parsed statement.
+func (b *Binder) Bind(stmt ast.StmtNode) (*Statement, error) {
+	st := &Statement{}
+	if ex, ok := stmt.(*ast.ExplainStmt); ok {
+		st.Explain, st.Analyze = true, ex.Analyze
+		stmt = ex.Stmt
+	}
+	rs, ok := stmt.(ast.ResultSetNode)
+	if !ok {
+		return nil, fmt.Errorf("%w: only SELECT queries (optionally under EXPLAIN [ANALYZE]) are supported, not %T", exec.ErrNotImplemented, stmt)
+	}
+	q, err := b.bindQuery(rs, nil)
+	if err != nil {
+		return nil, err
+	}
+	st.Plan, st.Names = q.plan, q.names
+	return st, nil
+}
+
+// bound is a bound query: its plan and output column names.
+type bound struct {
+	plan  planner.Plan
+	names []string
+	// countOnly: a correlated aggregate subquery whose value is a bare
+	// COUNT, which must read 0 (not NULL) for an outer row without a group.
+	countOnly bool
+}
+
+func (b *Binder) bindQuery(rs ast.ResultSetNode, outer *scope) (*bound, error) {
+	switch n := rs.(type) {
+	case *ast.SelectStmt:
+		return b.bindSelect(n, outer)
+	case *ast.SetOprStmt:
+		return b.bindSetOpr(n, outer)
+	case *ast.SubqueryExpr:
+		return b.bindQuery(n.Query, outer)
+	}
+	return nil, fmt.Errorf("%w: query form %T", exec.ErrNotImplemented, rs)
+}
+
+func (b *Binder) pushCTEs(w *ast.WithClause) error {
+	if w == nil {
+		return nil
+	}
+	if w.IsRecursive {
+		return fmt.Errorf("%w: WITH RECURSIVE", exec.ErrNotImplemented)
+	}
+	m := map[string]*ast.CommonTableExpression{}
+	b.ctes = append(b.ctes, m)
+	for _, c := range w.CTEs {
+		m[strings.ToLower(c.Name.O)] = c
+	}
+	return nil
+}
+
+func (b *Binder) popCTEs(w *ast.WithClause) {
+	if w != nil {
+		b.ctes = b.ctes[:len(b.ctes)-1]
+	}
+}
+
+// lookupCTE finds a CTE by name, innermost first. It returns the CTE and
+// the depth of the WITH that defines it, so its body binds against only
+// the CTEs visible where it was written.
+func (b *Binder) lookupCTE(name string) (*ast.CommonTableExpression, int) {
+	for i := len(b.ctes) - 1; i >= 0; i-- {
+		if c, ok := b.ctes[i][strings.ToLower(name)]; ok {
+			return c, i
+		}
+	}
+	return nil, -1
+}
+
+func (b *Binder) bindSetOpr(n *ast.SetOprStmt, outer *scope) (*bound, error) {
+	if err := b.pushCTEs(n.With); err != nil {
+		return nil, err
+	}
+	defer b.popCTEs(n.With)
+	if n.SelectList.With != nil {
+		if err := b.pushCTEs(n.SelectList.With); err != nil {
+			return nil, err
+		}
+		defer b.popCTEs(n.SelectList.With)
+	}
+	var inputs []*bound
+	var ops []ast.SetOprType
+	for i, s := range n.SelectList.Selects {
+		var q *bound
+		var err error
+		var after *ast.SetOprType
+		switch sel := s.(type) {
+		case *ast.SelectStmt:
+			after = sel.AfterSetOperator
+			q, err = b.bindSelect(sel, outer)
+		case *ast.SetOprSelectList:
+			after = sel.AfterSetOperator
+			q, err = b.bindSetOpr(&ast.SetOprStmt{SelectList: sel, OrderBy: sel.OrderBy, Limit: sel.Limit, With: sel.With}, outer)
+		default:
+			err = fmt.Errorf("%w: set operand %T", exec.ErrNotImplemented, s)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			if after == nil {
+				return nil, fmt.Errorf("%w: set operation without an operator", exec.ErrInternal)
+			}
+			if *after != ast.Union && *after != ast.UnionAll {
+				return nil, fmt.Errorf("%w: %s (only UNION and UNION ALL are supported)", exec.ErrNotImplemented, after.String())
+			}
+			ops = append(ops, *after)
+		}
+		if i > 0 && len(q.names) != len(inputs[0].names) {
+			return nil, fmt.Errorf("%w: the SELECTs of a UNION have different numbers of columns (%d and %d)", exec.ErrPlan, len(inputs[0].names), len(q.names))
+		}
+		inputs = append(inputs, q)
+	}
+	// Union types: the common type of each column across inputs.
+	types := make([]arrow.DataType, len(inputs[0].names))
+	for i := range types {
+		for j, in := range inputs {
+			t := in.plan.Schema()[i].Type
+			if j == 0 {
+				types[i] = t
+				continue
+			}
+			ct, err := expr.CommonType(types[i], t)
+			if err != nil {
+				return nil, fmt.Errorf("%w: UNION column %d: %v", exec.ErrPlan, i+1, err)
+			}
+			types[i] = ct
+		}
+	}
+	for _, in := range inputs {
+		p, err := castTo(in.plan, types, inputs[0].names)
+		if err != nil {
+			return nil, err
+		}
+		in.plan = p
+	}
+	// Fold left to right: a UNION (distinct) de-duplicates everything to
+	// its left, as MySQL evaluates mixed chains.
+	cur := inputs[0].plan
+	for i := 1; i < len(inputs); i++ {
+		u := &planner.Union{Inputs: []planner.Plan{cur, inputs[i].plan}}
+		if l, ok := cur.(*planner.Union); ok && ops[i-1] == ast.UnionAll {
+			u = &planner.Union{Inputs: append(append([]planner.Plan{}, l.Inputs...), inputs[i].plan)}
+		}
+		cur = u
+		if ops[i-1] == ast.Union {
+			cur = distinct(cur)
+		}
+	}
+	q := &bound{plan: cur, names: inputs[0].names}
+	return b.orderLimitOnOutput(q, n.OrderBy, n.Limit)
+}
+
+// castTo projects p to the given column types and names.
+func castTo(p planner.Plan, types []arrow.DataType, names []string) (planner.Plan, error) {
+	s := p.Schema()
+	same := true
+	exprs := make([]expr.Expr, len(s))
+	for i, c := range s {
+		exprs[i] = expr.NewColumn(i, c.Type, c.Name)
+		if !arrow.TypeEqual(c.Type, types[i]) {
+			same = false
+			e, err := expr.NewCast(exprs[i], types[i])
+			if err != nil {
+				return nil, fmt.Errorf("%w: %v", exec.ErrPlan, err)
+			}
+			exprs[i] = e
+		}
+	}
+	if same {
+		return p, nil
+	}
+	return &planner.Project{Child: p, Exprs: exprs, Names: names}, nil
+}
+
+// distinct groups by every column of p.
+func distinct(p planner.Plan) planner.Plan {
+	s := p.Schema()
+	agg := &planner.Aggregate{Child: p}
+	for i, c := range s {
+		agg.GroupBy = append(agg.GroupBy, expr.NewColumn(i, c.Type, c.Name))
+		agg.Names = append(agg.Names, c.Name)
+	}
+	return agg
+}
+
+// orderLimitOnOutput applies ORDER BY / LIMIT that can only name output
+// columns (by name or position), as after a UNION.
+func (b *Binder) orderLimitOnOutput(q *bound, ob *ast.OrderByClause, lim *ast.Limit) (*bound, error) {
+	if ob != nil {
+		sc := newScope(q.plan.Schema(), nil)
+		var keys []planner.SortKey
+		for _, it := range ob.Items {
+			var e expr.Expr
+			if pos, ok := positionOf(it.Expr); ok {
+				if pos < 1 || pos > len(sc.cols) {
+					return nil, fmt.Errorf("%w: ORDER BY position %d is not in the select list", exec.ErrPlan, pos)
+				}
+				e = sc.column(pos - 1)
+			} else {
+				x, err := b.bindScalar(it.Expr, sc)
+				if err != nil {
+					return nil, err
+				}
+				e = x
+			}
+			keys = append(keys, planner.SortKey{Expr: e, Desc: it.Desc, NullsFirst: !it.Desc})
+		}
+		q.plan = &planner.Sort{Child: q.plan, Keys: keys}
+	}
+	if lim != nil {
+		p, err := b.limit(q.plan, lim)
+		if err != nil {
+			return nil, err
+		}
+		q.plan = p
+	}
+	return q, nil
+}
+
+func (b *Binder) limit(p planner.Plan, lim *ast.Limit) (planner.Plan, error) {
+	n, err := constInt(lim.Count, "LIMIT")
+	if err != nil {
+		return nil, err
+	}
+	var off int64
+	if lim.Offset != nil {
+		if off, err = constInt(lim.Offset, "OFFSET"); err != nil {
+			return nil, err
+		}
+	}
+	return &planner.Limit{Child: p, N: n, Offset: off}, nil
+}

@@ -1,0 +1,472 @@
+package sql
+
+import (
+	"fmt"
+	"math/big"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/format"
+	"github.com/pingcap/tidb/pkg/parser/mysql"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
+	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
+
+	"github.com/fsql-dev/fsql/exec"
+	"github.com/fsql-dev/fsql/exec/expr"
+	"github.com/fsql-dev/fsql/planner"
+)
+
+// bindScalar binds n against a plain scope.
+func (b *Binder) bindScalar(n ast.ExprNode, sc *scope) (expr.Expr, error) {
+	return b.bindValue(n, &exprCtx{sc: sc})
+}
+
+// bindBool binds a condition and checks it is boolean.
+func (b *Binder) bindBool(n ast.ExprNode, c *exprCtx, where string) (expr.Expr, error) {
+	e, err := b.bindValue(n, c)
+	if err != nil {
+		return nil, err
+	}
+	switch e.DataType().ID() {
+	case arrow.BOOL, arrow.NULL:
+		return e, nil
+	}
+	// MySQL treats a number as true when non-zero.
+	zero := expr.NewLiteral(int64(0), arrow.PrimitiveTypes.Int64)
+	ne, err := expr.NewCall("<>", e, zero)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s condition %s is not boolean", exec.ErrPlan, where, e)
+	}
+	return ne, nil
+}
+
+// bindValue binds n and folds its constant parts.
+func (b *Binder) bindValue(n ast.ExprNode, c *exprCtx) (expr.Expr, error) {
+	e, err := b.bindExpr(n, c)
+	if err != nil {
+		return nil, err
+	}
+	f, err := expr.ConstantFold(e, b.alloc)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", exec.ErrPlan, err)
+	}
+	return f, nil
+}
+
+func (b *Binder) call(fn string, args ...expr.Expr) (expr.Expr, error) {
+	e, err := expr.NewCall(fn, args...)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", exec.ErrPlan, err)
+	}
+	return e, nil
+}
+
+func (b *Binder) bindExpr(n ast.ExprNode, c *exprCtx) (expr.Expr, error) {
+	if c.agg != nil && !hasAggOrWindow(n) && !hasSubquery(n) && !hasGrouping(n) {
+		// After aggregation an aggregate-free expression must be a group
+		// key, be built from group keys, or be constant.
+		e, err := b.bindExpr(n, c.agg.pre)
+		if err == nil {
+			if idx, ok := c.agg.groupKeys[exprKey(e)]; ok {
+				return c.sc.column(idx), nil
+			}
+			if len(expr.Columns(e)) == 0 && !hasOuter(e) {
+				return e, nil
+			}
+		}
+		if cn, ok := n.(*ast.ColumnNameExpr); ok {
+			if err != nil {
+				return nil, err
+			}
+			return nil, fmt.Errorf("%w: column '%s' is neither grouped nor aggregated; add it to GROUP BY or wrap it in an aggregate", exec.ErrPlan, columnText(cn.Name))
+		}
+	}
+	switch x := n.(type) {
+	case *ast.ParenthesesExpr:
+		return b.bindExpr(x.Expr, c)
+	case *ast.PositionExpr:
+		return nil, fmt.Errorf("%w: position %d is only allowed directly in ORDER BY or GROUP BY", exec.ErrPlan, x.N)
+	case *ast.ColumnNameExpr:
+		return b.bindColumn(x.Name, c)
+	case *driver.ValueExpr:
+		return literal(x)
+	case *ast.AggregateFuncExpr:
+		if c.agg == nil {
+			return nil, fmt.Errorf("%w: aggregate %s is not allowed here", exec.ErrPlan, restore(x))
+		}
+		call, err := b.bindAggCall(x, c.agg.pre)
+		if err != nil {
+			return nil, err
+		}
+		idx, ok := c.agg.aggs[aggKey(call)]
+		if !ok {
+			return nil, fmt.Errorf("%w: aggregate %s was not collected", exec.ErrInternal, restore(x))
+		}
+		return c.sc.column(idx), nil
+	case *ast.WindowFuncExpr:
+		idx, ok := c.windows[x]
+		if !ok {
+			return nil, fmt.Errorf("%w: window function %s is not allowed here", exec.ErrPlan, restore(x))
+		}
+		return c.sc.column(idx), nil
+	case *ast.BinaryOperationExpr:
+		return b.bindBinary(x, c)
+	case *ast.UnaryOperationExpr:
+		arg, err := b.bindExpr(x.V, c)
+		if err != nil {
+			return nil, err
+		}
+		switch x.Op {
+		case opcode.Minus:
+			return b.call("neg", arg)
+		case opcode.Plus:
+			return arg, nil
+		case opcode.Not, opcode.Not2:
+			return b.call("not", arg)
+		}
+		return nil, fmt.Errorf("%w: unary operator %s", exec.ErrNotImplemented, x.Op)
+	case *ast.IsNullExpr:
+		arg, err := b.bindExpr(x.Expr, c)
+		if err != nil {
+			return nil, err
+		}
+		if x.Not {
+			return b.call("isnotnull", arg)
+		}
+		return b.call("isnull", arg)
+	case *ast.IsTruthExpr:
+		arg, err := b.bindExpr(x.Expr, c)
+		if err != nil {
+			return nil, err
+		}
+		v := expr.NewLiteral(x.True != 0, arrow.FixedWidthTypes.Boolean)
+		e, err := b.call("<=>", arg, v)
+		if err != nil || !x.Not {
+			return e, err
+		}
+		return b.call("not", e)
+	case *ast.BetweenExpr:
+		v, err := b.bindExpr(x.Expr, c)
+		if err != nil {
+			return nil, err
+		}
+		lo, err := b.bindExpr(x.Left, c)
+		if err != nil {
+			return nil, err
+		}
+		hi, err := b.bindExpr(x.Right, c)
+		if err != nil {
+			return nil, err
+		}
+		ge, err := b.call(">=", v, lo)
+		if err != nil {
+			return nil, err
+		}
+		le, err := b.call("<=", v, hi)
+		if err != nil {
+			return nil, err
+		}
+		e, err := b.call("and", ge, le)
+		if err != nil || !x.Not {
+			return e, err
+		}
+		return b.call("not", e)
+	case *ast.PatternInExpr:
+		if x.Sel != nil {
+			return b.bindInSubquery(x, c)
+		}
+		args := []expr.Expr{}
+		v, err := b.bindExpr(x.Expr, c)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, v)
+		for _, it := range x.List {
+			e, err := b.bindExpr(it, c)
+			if err != nil {
+				return nil, err
+			}
+			args = append(args, e)
+		}
+		e, err := b.call("in", args...)
+		if err != nil || !x.Not {
+			return e, err
+		}
+		return b.call("not", e)
+	case *ast.PatternLikeOrIlikeExpr:
+		if !x.IsLike {
+			return nil, fmt.Errorf("%w: ILIKE", exec.ErrNotImplemented)
+		}
+		if x.Escape != '\\' && x.Escape != 0 {
+			return nil, fmt.Errorf("%w: LIKE ... ESCAPE '%c'", exec.ErrNotImplemented, x.Escape)
+		}
+		v, err := b.bindExpr(x.Expr, c)
+		if err != nil {
+			return nil, err
+		}
+		p, err := b.bindExpr(x.Pattern, c)
+		if err != nil {
+			return nil, err
+		}
+		e, err := b.call("like", v, p)
+		if err != nil || !x.Not {
+			return e, err
+		}
+		return b.call("not", e)
+	case *ast.CaseExpr:
+		return b.bindCase(x, c)
+	case *ast.FuncCastExpr:
+		v, err := b.bindExpr(x.Expr, c)
+		if err != nil {
+			return nil, err
+		}
+		t, err := castType(x)
+		if err != nil {
+			return nil, err
+		}
+		e, err := expr.NewCast(v, t)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", exec.ErrPlan, err)
+		}
+		return e, nil
+	case *ast.FuncCallExpr:
+		return b.bindFunc(x, c)
+	case *ast.SubqueryExpr:
+		return b.bindScalarSubquery(x, c)
+	case *ast.ExistsSubqueryExpr:
+		return b.bindExists(x, c)
+	case *ast.CompareSubqueryExpr:
+		return nil, fmt.Errorf("%w: comparison with ANY/ALL subquery", exec.ErrNotImplemented)
+	case *ast.DefaultExpr, *ast.VariableExpr, *ast.RowExpr, *ast.PatternRegexpExpr:
+		return nil, fmt.Errorf("%w: %s", exec.ErrNotImplemented, restore(n))
+	}
+	return nil, fmt.Errorf("%w: expression %s", exec.ErrNotImplemented, restore(n))
+}
+
+var binaryOps = map[opcode.Op]string{
+	opcode.Plus: "+", opcode.Minus: "-", opcode.Mul: "*", opcode.Div: "/", opcode.Mod: "%",
+	opcode.EQ: "=", opcode.NE: "<>", opcode.LT: "<", opcode.LE: "<=", opcode.GT: ">", opcode.GE: ">=",
+	opcode.NullEQ: "<=>", opcode.LogicAnd: "and", opcode.LogicOr: "or",
+}
+
+func (b *Binder) bindBinary(x *ast.BinaryOperationExpr, c *exprCtx) (expr.Expr, error) {
+	l, err := b.bindExpr(x.L, c)
+	if err != nil {
+		return nil, err
+	}
+	r, err := b.bindExpr(x.R, c)
+	if err != nil {
+		return nil, err
+	}
+	if x.Op == opcode.IntDiv {
+		return b.call("div", l, r)
+	}
+	fn, ok := binaryOps[x.Op]
+	if !ok {
+		return nil, fmt.Errorf("%w: operator %s", exec.ErrNotImplemented, x.Op)
+	}
+	return b.call(fn, l, r)
+}
+
+func (b *Binder) bindCase(x *ast.CaseExpr, c *exprCtx) (expr.Expr, error) {
+	var val expr.Expr
+	if x.Value != nil {
+		v, err := b.bindExpr(x.Value, c)
+		if err != nil {
+			return nil, err
+		}
+		val = v
+	}
+	var args []expr.Expr
+	for _, w := range x.WhenClauses {
+		cond, err := b.bindExpr(w.Expr, c)
+		if err != nil {
+			return nil, err
+		}
+		if val != nil {
+			if cond, err = b.call("=", val, cond); err != nil {
+				return nil, err
+			}
+		}
+		res, err := b.bindExpr(w.Result, c)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, cond, res)
+	}
+	if x.ElseClause != nil {
+		e, err := b.bindExpr(x.ElseClause, c)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, e)
+	} else {
+		args = append(args, expr.Null(arrow.Null))
+	}
+	return b.call("case", args...)
+}
+
+func (b *Binder) bindColumn(n *ast.ColumnName, c *exprCtx) (expr.Expr, error) {
+	for s, depth := c.sc, 0; s != nil; s, depth = s.outer, depth+1 {
+		idx, err := s.resolve(n.Table.O, n.Name.O)
+		if err != nil {
+			return nil, err
+		}
+		if idx < 0 {
+			continue
+		}
+		if depth == 0 {
+			return c.sc.column(idx), nil
+		}
+		if depth > 1 {
+			return nil, fmt.Errorf("%w: reference to column '%s' two query levels out", exec.ErrNotImplemented, columnText(n))
+		}
+		return c.sc.outerColumn(idx), nil
+	}
+	return nil, fmt.Errorf("%w: unknown column '%s'", exec.ErrPlan, columnText(n))
+}
+
+func columnText(n *ast.ColumnName) string { return qualified(n.Table.O, n.Name.O) }
+
+// literal converts a parser literal to a typed constant.
+func literal(v *driver.ValueExpr) (expr.Expr, error) {
+	switch x := v.GetValue().(type) {
+	case nil:
+		return expr.Null(arrow.Null), nil
+	case int64:
+		return expr.NewLiteral(x, arrow.PrimitiveTypes.Int64), nil
+	case uint64:
+		if x > 1<<63-1 {
+			return nil, fmt.Errorf("%w: integer literal %d is out of range", exec.ErrNotImplemented, x)
+		}
+		return expr.NewLiteral(int64(x), arrow.PrimitiveTypes.Int64), nil
+	case float64:
+		return expr.NewLiteral(x, arrow.PrimitiveTypes.Float64), nil
+	case string:
+		return expr.NewLiteral(x, arrow.BinaryTypes.String), nil
+	case []byte:
+		return expr.NewLiteral(string(x), arrow.BinaryTypes.String), nil
+	case *driver.MyDecimal:
+		return decimalLiteral(x.String())
+	}
+	return nil, fmt.Errorf("%w: literal %v", exec.ErrNotImplemented, v.GetValue())
+}
+
+// decimalLiteral types "12.50" as DECIMAL(4,2), as MySQL does.
+func decimalLiteral(s string) (expr.Expr, error) {
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	intPart, frac, _ := strings.Cut(s, ".")
+	digits := strings.TrimLeft(intPart, "0") + frac
+	scale := len(frac)
+	prec := len(digits)
+	if prec < scale {
+		prec = scale
+	}
+	if prec == 0 {
+		prec = 1
+	}
+	if prec > 38 {
+		return nil, fmt.Errorf("%w: decimal literal %s has more than 38 digits", exec.ErrPlan, s)
+	}
+	bi, ok := new(big.Int).SetString(intPart+frac, 10)
+	if !ok {
+		return nil, fmt.Errorf("%w: bad decimal literal %s", exec.ErrPlan, s)
+	}
+	if neg {
+		bi.Neg(bi)
+	}
+	return expr.NewLiteral(decimal128.FromBigInt(bi), &arrow.Decimal128Type{Precision: int32(prec), Scale: int32(scale)}), nil
+}
+
+func castType(x *ast.FuncCastExpr) (arrow.DataType, error) {
+	tp := x.Tp
+	switch tp.GetType() {
+	case mysql.TypeLonglong, mysql.TypeLong, mysql.TypeShort, mysql.TypeTiny, mysql.TypeInt24:
+		return arrow.PrimitiveTypes.Int64, nil
+	case mysql.TypeNewDecimal:
+		p, s := tp.GetFlen(), tp.GetDecimal()
+		if p <= 0 {
+			p = 10
+		}
+		if s < 0 {
+			s = 0
+		}
+		if p > 38 || s > p {
+			return nil, fmt.Errorf("%w: DECIMAL(%d,%d) in CAST (precision at most 38, scale at most the precision)", exec.ErrPlan, p, s)
+		}
+		return &arrow.Decimal128Type{Precision: int32(p), Scale: int32(s)}, nil
+	case mysql.TypeDouble, mysql.TypeFloat:
+		return arrow.PrimitiveTypes.Float64, nil
+	case mysql.TypeDate:
+		return arrow.FixedWidthTypes.Date32, nil
+	case mysql.TypeVarchar, mysql.TypeVarString, mysql.TypeString, mysql.TypeBlob:
+		return arrow.BinaryTypes.String, nil
+	}
+	return nil, fmt.Errorf("%w: CAST to %s", exec.ErrNotImplemented, tp.String())
+}
+
+// positionOf reports whether n is a position (ORDER BY 2).
+func positionOf(n ast.ExprNode) (int, bool) {
+	if p, ok := n.(*ast.PositionExpr); ok && p.P == nil {
+		return p.N, true
+	}
+	if v, ok := n.(*driver.ValueExpr); ok {
+		switch x := v.GetValue().(type) {
+		case int64:
+			return int(x), true
+		case uint64:
+			return int(x), true
+		}
+	}
+	return 0, false
+}
+
+func isNonNullConst(n ast.ExprNode) bool {
+	v, ok := n.(*driver.ValueExpr)
+	return ok && v.GetValue() != nil
+}
+
+func constInt(n ast.ExprNode, what string) (int64, error) {
+	if v, ok := n.(*driver.ValueExpr); ok {
+		switch x := v.GetValue().(type) {
+		case int64:
+			return x, nil
+		case uint64:
+			return int64(x), nil
+		}
+	}
+	return 0, fmt.Errorf("%w: %s must be an integer constant, got %s", exec.ErrPlan, what, restore(n))
+}
+
+// restore renders an AST node back to SQL text, for names and messages.
+func restore(n ast.Node) string {
+	var sb strings.Builder
+	if err := n.Restore(format.NewRestoreCtx(format.RestoreStringSingleQuotes|format.RestoreKeyWordLowercase|format.RestoreNameBackQuotes, &sb)); err != nil {
+		return fmt.Sprintf("%T", n)
+	}
+	return strings.ReplaceAll(sb.String(), "`", "")
+}
+
+// exprKey identifies a bound expression structurally.
+func exprKey(e expr.Expr) string { return planner.ExprKey(e) }
+
+func hasGrouping(n ast.ExprNode) bool {
+	found := false
+	n.Accept(&groupingFinder{found: &found})
+	return found
+}
+
+type groupingFinder struct{ found *bool }
+
+func (v *groupingFinder) Enter(n ast.Node) (ast.Node, bool) {
+	if f, ok := n.(*ast.FuncCallExpr); ok && f.FnName.L == "grouping" {
+		*v.found = true
+		return n, true
+	}
+	return n, false
+}
+
+func (v *groupingFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }

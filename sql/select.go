@@ -1,0 +1,553 @@
+package sql
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"github.com/fsql-dev/fsql/exec"
+	"github.com/fsql-dev/fsql/exec/expr"
+	"github.com/fsql-dev/fsql/planner"
+)
+
+// exprCtx is what an expression binds against.
+type exprCtx struct {
+	sc *scope
+	// agg is set after aggregation: plain columns must then be group keys.
+	agg *aggCtx
+	// windows maps window-function AST nodes to their output columns.
+	windows map[*ast.WindowFuncExpr]int
+	// sub lets scalar and IN subqueries add joins to the plan under the
+	// expression; nil where subqueries are not allowed.
+	sub *subqueryHost
+}
+
+// aggCtx maps the AST of a query with aggregation onto the Aggregate's
+// output columns.
+type aggCtx struct {
+	pre       *exprCtx       // binds against the FROM scope
+	groupKeys map[string]int // exprKey of a bound group expression → column
+	groupExpr []expr.Expr
+	aggs      map[string]int // aggKey → column
+	gidCol    int            // grouping id column, -1 without ROLLUP
+}
+
+func (b *Binder) bindSelect(sel *ast.SelectStmt, outer *scope) (*bound, error) {
+	r, err := b.bindSelectCorr(sel, outer)
+	if err != nil {
+		return nil, err
+	}
+	if len(r.corr) > 0 {
+		return nil, fmt.Errorf("%w: correlated subquery in this position (supported: scalar, IN and EXISTS subqueries in WHERE)", exec.ErrNotImplemented)
+	}
+	return r.bound, nil
+}
+
+// selectResult is a bound SELECT with its correlated conditions (see
+// bindCorrelated).
+type selectResult struct {
+	*bound
+	corr []expr.Expr
+}
+
+func (b *Binder) bindSelectCorr(sel *ast.SelectStmt, outer *scope) (*selectResult, error) {
+	if err := b.pushCTEs(sel.With); err != nil {
+		return nil, err
+	}
+	defer b.popCTEs(sel.With)
+	if sel.Kind != ast.SelectStmtKindSelect {
+		return nil, fmt.Errorf("%w: %s statement", exec.ErrNotImplemented, sel.Kind)
+	}
+	if len(sel.WindowSpecs) > 0 {
+		return nil, fmt.Errorf("%w: named WINDOW clauses", exec.ErrNotImplemented)
+	}
+
+	// FROM
+	var plan planner.Plan
+	if sel.From == nil {
+		plan = &planner.Values{Rows: [][]expr.Expr{{}}}
+	} else {
+		p, err := b.bindFrom(sel.From.TableRefs, outer)
+		if err != nil {
+			return nil, err
+		}
+		plan = p
+	}
+	sc := newScope(plan.Schema(), outer)
+
+	// WHERE
+	var corr []expr.Expr
+	if sel.Where != nil {
+		p, c, err := b.bindWhereCorr(sel.Where, plan, sc)
+		if err != nil {
+			return nil, err
+		}
+		plan, corr = p, c
+	}
+	from := &exprCtx{sc: sc}
+	var corrInner, corrOuter []expr.Expr
+	if len(corr) > 0 {
+		if sel.Limit != nil || sel.Distinct || sel.GroupBy != nil {
+			return nil, fmt.Errorf("%w: correlated subquery with LIMIT, DISTINCT or GROUP BY", exec.ErrNotImplemented)
+		}
+		if len(collectAggs(sel)) > 0 {
+			// Correlated aggregate: group by the inner side of each
+			// correlated equality and join on it.
+			for _, c := range corr {
+				in, out, ok := splitCorrEquality(c)
+				if !ok {
+					return nil, fmt.Errorf("%w: correlated condition %s in an aggregate subquery (only inner = outer equalities)", exec.ErrNotImplemented, c)
+				}
+				corrInner, corrOuter = append(corrInner, in), append(corrOuter, out)
+			}
+		}
+	}
+
+	// Aggregation
+	aggNodes := collectAggs(sel)
+	var actx *aggCtx
+	if sel.GroupBy != nil || len(aggNodes) > 0 {
+		p, a, err := b.bindAggregate(sel, plan, from, aggNodes, corrInner)
+		if err != nil {
+			return nil, err
+		}
+		plan, actx = p, a
+	} else if sel.Having != nil {
+		return nil, fmt.Errorf("%w: HAVING without GROUP BY or aggregates", exec.ErrNotImplemented)
+	}
+	cur := &exprCtx{sc: newScope(plan.Schema(), outer), agg: actx}
+	if actx != nil && sel.Having != nil {
+		cond, err := b.bindBool(sel.Having.Expr, cur, "HAVING")
+		if err != nil {
+			return nil, err
+		}
+		plan = &planner.Filter{Child: plan, Cond: cond}
+	}
+
+	// Window functions
+	wins := collectWindows(sel)
+	if len(wins) > 0 {
+		cur.windows = map[*ast.WindowFuncExpr]int{}
+		for _, w := range wins {
+			p, err := b.bindWindow(w, plan, cur)
+			if err != nil {
+				return nil, err
+			}
+			plan = p
+			cur.windows[w] = len(plan.Schema()) - 1
+		}
+		cur.sc = newScope(plan.Schema(), outer)
+	}
+
+	// SELECT list (scalar and IN subqueries join into host.plan)
+	host := &subqueryHost{plan: plan}
+	cur.sub = host
+	var exprs []expr.Expr
+	var names []string
+	for _, f := range sel.Fields.Fields {
+		if f.WildCard != nil {
+			if actx != nil {
+				return nil, fmt.Errorf("%w: SELECT * with GROUP BY", exec.ErrNotImplemented)
+			}
+			n := 0
+			for i, c := range sc.cols {
+				if f.WildCard.Table.O != "" && !strings.EqualFold(f.WildCard.Table.O, c.Table) {
+					continue
+				}
+				if strings.HasPrefix(c.Name, "\x00using:") {
+					continue // USING shows the joined column once
+				}
+				exprs = append(exprs, cur.sc.column(i))
+				names = append(names, c.Name)
+				n++
+			}
+			if n == 0 {
+				return nil, fmt.Errorf("%w: unknown table '%s' in '%s.*'", exec.ErrPlan, f.WildCard.Table.O, f.WildCard.Table.O)
+			}
+			continue
+		}
+		e, err := b.bindValue(f.Expr, cur)
+		if err != nil {
+			return nil, err
+		}
+		exprs = append(exprs, e)
+		names = append(names, fieldName(f))
+	}
+	nvis := len(exprs)
+	var corrOut []expr.Expr
+	countOnly := false
+	if len(corr) > 0 {
+		var err error
+		exprs, names, corrOut, err = b.correlatedOutputs(exprs, names, corr, corrInner, corrOuter, cur)
+		if err != nil {
+			return nil, err
+		}
+		if len(corrInner) > 0 && len(sel.Fields.Fields) == 1 {
+			if a, ok := sel.Fields.Fields[0].Expr.(*ast.AggregateFuncExpr); ok && a.F == "count" {
+				countOnly = true
+			}
+		}
+		if len(corrInner) > 0 && !countOnly && hasCount(sel) {
+			return nil, fmt.Errorf("%w: correlated scalar subquery whose value is computed from COUNT (only a bare COUNT is decorrelated)", exec.ErrNotImplemented)
+		}
+		sel = &ast.SelectStmt{Fields: sel.Fields} // ORDER BY is irrelevant without LIMIT
+	}
+	nout := len(exprs)
+
+	// ORDER BY: by alias, position, select-list expression, or a hidden
+	// expression computed beside the select list and dropped after sorting.
+	var keys []planner.SortKey
+	if sel.OrderBy != nil {
+		for _, it := range sel.OrderBy.Items {
+			idx, err := b.orderTarget(it.Expr, names[:nvis], exprs[:nvis], cur, sel.Distinct)
+			if err != nil {
+				return nil, err
+			}
+			if idx < 0 {
+				e, err := b.bindValue(it.Expr, cur)
+				if err != nil {
+					return nil, err
+				}
+				idx = len(exprs)
+				exprs = append(exprs, e)
+				names = append(names, fmt.Sprintf("__order%d", idx))
+			}
+			keys = append(keys, planner.SortKey{Expr: expr.NewColumn(idx, exprs[idx].DataType(), names[idx]), Desc: it.Desc, NullsFirst: !it.Desc})
+		}
+	}
+	plan = &planner.Project{Child: host.plan, Exprs: exprs, Names: names}
+	if sel.Distinct {
+		plan = distinct(plan)
+	}
+	if len(keys) > 0 {
+		plan = &planner.Sort{Child: plan, Keys: keys}
+	}
+	if sel.Limit != nil {
+		p, err := b.limit(plan, sel.Limit)
+		if err != nil {
+			return nil, err
+		}
+		plan = p
+	}
+	if len(exprs) > nout {
+		plan = projectPrefix(plan, nout)
+	}
+	return &selectResult{bound: &bound{plan: plan, names: names[:nvis], countOnly: countOnly}, corr: corrOut}, nil
+}
+
+// orderTarget finds the select-list column an ORDER BY item names: a
+// position, an alias, or an expression equal to a select expression.
+func (b *Binder) orderTarget(n ast.ExprNode, names []string, exprs []expr.Expr, cur *exprCtx, dist bool) (int, error) {
+	if pos, ok := positionOf(n); ok {
+		if pos < 1 || pos > len(names) {
+			return 0, fmt.Errorf("%w: ORDER BY position %d is not in the select list", exec.ErrPlan, pos)
+		}
+		return pos - 1, nil
+	}
+	if c, ok := n.(*ast.ColumnNameExpr); ok && c.Name.Table.O == "" {
+		for i, nm := range names {
+			if strings.EqualFold(nm, c.Name.Name.O) {
+				return i, nil
+			}
+		}
+	}
+	e, err := b.bindValue(n, cur)
+	if err != nil {
+		return 0, err
+	}
+	k := exprKey(e)
+	for i, x := range exprs {
+		if exprKey(x) == k {
+			return i, nil
+		}
+	}
+	if dist {
+		return 0, fmt.Errorf("%w: ORDER BY expression %s is not in the select list of a SELECT DISTINCT", exec.ErrPlan, e)
+	}
+	return -1, nil
+}
+
+func fieldName(f *ast.SelectField) string {
+	if f.AsName.O != "" {
+		return f.AsName.O
+	}
+	if c, ok := f.Expr.(*ast.ColumnNameExpr); ok {
+		return c.Name.Name.O
+	}
+	if t := f.Text(); t != "" {
+		return t
+	}
+	return restore(f.Expr)
+}
+
+// bindAggregate builds the Aggregate node for a query with GROUP BY or
+// aggregate functions.
+func (b *Binder) bindAggregate(sel *ast.SelectStmt, plan planner.Plan, from *exprCtx, aggNodes []*ast.AggregateFuncExpr, extraKeys []expr.Expr) (planner.Plan, *aggCtx, error) {
+	agg := &planner.Aggregate{Child: plan}
+	a := &aggCtx{pre: from, groupKeys: map[string]int{}, aggs: map[string]int{}, gidCol: -1}
+	if sel.GroupBy != nil {
+		agg.Rollup = sel.GroupBy.Rollup
+		for _, it := range sel.GroupBy.Items {
+			e, name, err := b.bindGroupItem(it.Expr, sel, from)
+			if err != nil {
+				return nil, nil, err
+			}
+			k := exprKey(e)
+			if _, dup := a.groupKeys[k]; dup && !agg.Rollup {
+				continue
+			}
+			a.groupKeys[k] = len(agg.GroupBy)
+			agg.GroupBy = append(agg.GroupBy, e)
+			agg.Names = append(agg.Names, name)
+		}
+	}
+	for i, e := range extraKeys {
+		a.groupKeys[exprKey(e)] = len(agg.GroupBy)
+		agg.GroupBy = append(agg.GroupBy, e)
+		agg.Names = append(agg.Names, fmt.Sprintf("__corr%d", i))
+	}
+	a.groupExpr = agg.GroupBy
+	base := len(agg.GroupBy)
+	if agg.Rollup {
+		a.gidCol = base
+		base++
+	}
+	for _, n := range aggNodes {
+		call, err := b.bindAggCall(n, from)
+		if err != nil {
+			return nil, nil, err
+		}
+		k := aggKey(call)
+		if _, ok := a.aggs[k]; ok {
+			continue
+		}
+		a.aggs[k] = base + len(agg.Aggs)
+		agg.Aggs = append(agg.Aggs, call)
+	}
+	return agg, a, nil
+}
+
+// bindGroupItem binds a GROUP BY item: a FROM column or expression first
+// (standard SQL), then a select alias or position (MySQL).
+func (b *Binder) bindGroupItem(n ast.ExprNode, sel *ast.SelectStmt, from *exprCtx) (expr.Expr, string, error) {
+	fields := sel.Fields.Fields
+	if pos, ok := positionOf(n); ok {
+		if pos < 1 || pos > len(fields) || fields[pos-1].Expr == nil {
+			return nil, "", fmt.Errorf("%w: GROUP BY position %d is not in the select list", exec.ErrPlan, pos)
+		}
+		n = fields[pos-1].Expr
+	}
+	e, err := b.bindValue(n, from)
+	if err == nil {
+		return e, groupName(n), nil
+	}
+	if c, ok := n.(*ast.ColumnNameExpr); ok && c.Name.Table.O == "" {
+		for _, f := range fields {
+			if f.AsName.O != "" && strings.EqualFold(f.AsName.O, c.Name.Name.O) {
+				e2, err2 := b.bindValue(f.Expr, from)
+				if err2 != nil {
+					return nil, "", err2
+				}
+				return e2, f.AsName.O, nil
+			}
+		}
+	}
+	return nil, "", err
+}
+
+func groupName(n ast.ExprNode) string {
+	if c, ok := n.(*ast.ColumnNameExpr); ok {
+		return c.Name.Name.O
+	}
+	return restore(n)
+}
+
+var aggFuncs = map[string]string{
+	"sum": "sum", "avg": "avg", "min": "min", "max": "max", "count": "count",
+	"stddev_samp": "stddev_samp", "stddev": "stddev_samp", "std": "stddev_samp",
+	"var_samp": "var_samp", "variance": "var_samp",
+}
+
+func (b *Binder) bindAggCall(n *ast.AggregateFuncExpr, from *exprCtx) (planner.AggCall, error) {
+	fn, ok := aggFuncs[strings.ToLower(n.F)]
+	if !ok {
+		return planner.AggCall{}, fmt.Errorf("%w: aggregate function %s", exec.ErrNotImplemented, n.F)
+	}
+	if len(n.Args) != 1 {
+		return planner.AggCall{}, fmt.Errorf("%w: %s with %d arguments", exec.ErrNotImplemented, n.F, len(n.Args))
+	}
+	call := planner.AggCall{Fn: fn, Distinct: n.Distinct, Name: restore(n)}
+	if fn == "count" && !n.Distinct && isNonNullConst(n.Args[0]) {
+		call.Fn = "count_star"
+		call.Type = arrow.PrimitiveTypes.Int64
+		return call, nil
+	}
+	arg, err := b.bindValue(n.Args[0], from)
+	if err != nil {
+		return call, err
+	}
+	if hasAgg(n.Args[0]) {
+		return call, fmt.Errorf("%w: aggregate %s nested in another aggregate", exec.ErrPlan, restore(n.Args[0]))
+	}
+	call.Arg = arg
+	t, err := expr.AggregateType(fn, arg.DataType())
+	if err != nil {
+		return call, fmt.Errorf("%w: %v", exec.ErrPlan, err)
+	}
+	call.Type = t
+	return call, nil
+}
+
+func aggKey(c planner.AggCall) string {
+	k := c.Fn
+	if c.Distinct {
+		k += " distinct"
+	}
+	if c.Arg != nil {
+		k += "(" + exprKey(c.Arg) + ")"
+	}
+	return k
+}
+
+// bindWindow appends one Window node computing w.
+func (b *Binder) bindWindow(w *ast.WindowFuncExpr, plan planner.Plan, cur *exprCtx) (planner.Plan, error) {
+	if w.Spec.Name.O != "" || w.Spec.Ref.O != "" {
+		return nil, fmt.Errorf("%w: named window %s", exec.ErrNotImplemented, w.Spec.Name.O+w.Spec.Ref.O)
+	}
+	if w.Spec.Frame != nil {
+		return nil, fmt.Errorf("%w: explicit window frame in %s", exec.ErrNotImplemented, restore(w))
+	}
+	if w.Distinct || w.FromLast || w.IgnoreNull {
+		return nil, fmt.Errorf("%w: window function modifiers in %s", exec.ErrNotImplemented, restore(w))
+	}
+	name := strings.ToLower(w.Name)
+	win := &planner.Window{Child: plan}
+	f := planner.WindowCall{Fn: name, Name: restore(w)}
+	switch name {
+	case "rank", "dense_rank", "row_number":
+		f.Type = arrow.PrimitiveTypes.Int64
+	case "sum", "avg", "min", "max", "count":
+		if len(w.Args) != 1 {
+			return nil, fmt.Errorf("%w: %s with %d arguments", exec.ErrPlan, name, len(w.Args))
+		}
+		if name == "count" && isNonNullConst(w.Args[0]) {
+			f.Fn = "count_star"
+			f.Type = arrow.PrimitiveTypes.Int64
+			break
+		}
+		arg, err := b.bindValue(w.Args[0], cur)
+		if err != nil {
+			return nil, err
+		}
+		t, err := expr.AggregateType(name, arg.DataType())
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", exec.ErrPlan, err)
+		}
+		f.Arg, f.Type = arg, t
+	default:
+		return nil, fmt.Errorf("%w: window function %s", exec.ErrNotImplemented, w.Name)
+	}
+	if w.Spec.PartitionBy != nil {
+		for _, it := range w.Spec.PartitionBy.Items {
+			e, err := b.bindValue(it.Expr, cur)
+			if err != nil {
+				return nil, err
+			}
+			win.PartitionBy = append(win.PartitionBy, e)
+		}
+	}
+	if w.Spec.OrderBy != nil {
+		for _, it := range w.Spec.OrderBy.Items {
+			e, err := b.bindValue(it.Expr, cur)
+			if err != nil {
+				return nil, err
+			}
+			win.OrderBy = append(win.OrderBy, planner.SortKey{Expr: e, Desc: it.Desc, NullsFirst: !it.Desc})
+		}
+	}
+	win.Funcs = []planner.WindowCall{f}
+	return win, nil
+}
+
+// collectAggs lists the aggregate calls of the select list, HAVING and
+// ORDER BY (not those inside subqueries), in order of appearance.
+func collectAggs(sel *ast.SelectStmt) []*ast.AggregateFuncExpr {
+	v := &aggCollector{}
+	for _, f := range sel.Fields.Fields {
+		if f.Expr != nil {
+			f.Expr.Accept(v)
+		}
+	}
+	if sel.Having != nil {
+		sel.Having.Expr.Accept(v)
+	}
+	if sel.OrderBy != nil {
+		for _, it := range sel.OrderBy.Items {
+			it.Expr.Accept(v)
+		}
+	}
+	return v.aggs
+}
+
+type aggCollector struct{ aggs []*ast.AggregateFuncExpr }
+
+func (v *aggCollector) Enter(n ast.Node) (ast.Node, bool) {
+	switch x := n.(type) {
+	case *ast.AggregateFuncExpr:
+		v.aggs = append(v.aggs, x)
+		return n, true
+	case *ast.SubqueryExpr, *ast.ExistsSubqueryExpr:
+		return n, true
+	}
+	return n, false
+}
+
+func (v *aggCollector) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+func hasAgg(n ast.ExprNode) bool {
+	v := &aggCollector{}
+	n.Accept(v)
+	return len(v.aggs) > 0
+}
+
+// collectWindows lists the window functions of the select list and ORDER BY.
+func collectWindows(sel *ast.SelectStmt) []*ast.WindowFuncExpr {
+	v := &winCollector{}
+	for _, f := range sel.Fields.Fields {
+		if f.Expr != nil {
+			f.Expr.Accept(v)
+		}
+	}
+	if sel.OrderBy != nil {
+		for _, it := range sel.OrderBy.Items {
+			it.Expr.Accept(v)
+		}
+	}
+	return v.wins
+}
+
+type winCollector struct{ wins []*ast.WindowFuncExpr }
+
+func (v *winCollector) Enter(n ast.Node) (ast.Node, bool) {
+	switch x := n.(type) {
+	case *ast.WindowFuncExpr:
+		v.wins = append(v.wins, x)
+		return n, true
+	case *ast.SubqueryExpr, *ast.ExistsSubqueryExpr:
+		return n, true
+	}
+	return n, false
+}
+
+func (v *winCollector) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+func hasAggOrWindow(n ast.ExprNode) bool {
+	if hasAgg(n) {
+		return true
+	}
+	v := &winCollector{}
+	n.Accept(v)
+	return len(v.wins) > 0
+}
