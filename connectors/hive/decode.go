@@ -1,6 +1,7 @@
 package hive
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -194,12 +195,7 @@ func (d *columnDecoder) nextPage() error {
 	}
 	if d.info.optional {
 		d.def = p.DefinitionLevels()
-		defined := 0
-		for _, l := range d.def {
-			if l == 1 {
-				defined++
-			}
-		}
+		defined := bytes.Count(d.def, one)
 		if defined != n {
 			return fmt.Errorf("page has %d non-null definition levels but %d values", defined, n)
 		}
@@ -267,6 +263,11 @@ func (d *columnDecoder) read(n int) (arr arrow.Array, err error) {
 		strOffs = arrow.Int32Traits.CastFromBytes(offsets.Bytes())
 		strOffs[0] = 0
 		data = memory.NewResizableBuffer(d.alloc)
+		if v := d.vals; d.pos < d.rows && v.n > 0 && d.idx == nil {
+			// Size for the current page's average string, plus slack.
+			data.ResizeNoShrink(int(v.offs[v.n]-v.offs[0])/v.n*n*9/8 + 64)
+			strData = data.Bytes()
+		}
 	}
 	fail := func(err error) (arrow.Array, error) { return nil, err }
 	nulls := 0
@@ -303,17 +304,11 @@ func (d *columnDecoder) read(n int) (arr arrow.Array, err error) {
 		case kindDecInt32:
 			d.scratch32 = grow(d.scratch32, k)
 			used = gather(d.scratch32, d.vals.i32, d.idx, d.vpos, def, vbits, out)
-			dst := arrow.Decimal128Traits.CastFromBytes(data.Bytes())[out : out+k]
-			for i, v := range d.scratch32[:k] {
-				dst[i] = decimal128.FromI64(int64(v))
-			}
+			putDecimals(data.Bytes(), out, d.scratch32[:k])
 		case kindDecInt64:
 			d.scratch64 = grow(d.scratch64, k)
 			used = gather(d.scratch64, d.vals.i64, d.idx, d.vpos, def, vbits, out)
-			dst := arrow.Decimal128Traits.CastFromBytes(data.Bytes())[out : out+k]
-			for i, v := range d.scratch64[:k] {
-				dst[i] = decimal128.FromI64(v)
-			}
+			putDecimals(data.Bytes(), out, d.scratch64[:k])
 		case kindDecBytes:
 			dst := arrow.Decimal128Traits.CastFromBytes(data.Bytes())[out : out+k]
 			used = d.gatherDecBytes(dst, def, vbits, out)
@@ -354,6 +349,20 @@ func (d *columnDecoder) read(n int) (arr arrow.Array, err error) {
 	arr = array.MakeFromData(ad)
 	ad.Release()
 	return arr, nil
+}
+
+// one is the definition level of a present value in a flat optional column.
+var one = []byte{1}
+
+// putDecimals writes integers as Decimal128 values (low word, then the
+// sign-extended high word) at row out of a Decimal128 data buffer.
+func putDecimals[T int32 | int64](buf []byte, out int, src []T) {
+	dst := arrow.Uint64Traits.CastFromBytes(buf)[2*out : 2*(out+len(src))]
+	for i, v := range src {
+		x := int64(v)
+		dst[2*i] = uint64(x)
+		dst[2*i+1] = uint64(x >> 63)
+	}
 }
 
 func grow[T any](s []T, n int) []T {
@@ -462,42 +471,69 @@ func (d *columnDecoder) gatherDecBytes(dst []decimal128.Num, def []byte, vbits [
 }
 
 // gatherStrings appends k rows of strings. offs is the batch's offsets from
-// this run's first row; offs[0] is already set.
+// this run's first row; offs[0] is already set. It sizes the data buffer
+// once per run, so the per-row loop is a plain copy.
 func (d *columnDecoder) gatherStrings(buf *memory.Buffer, data []byte, length int, offs []int32, k int, def []byte, vbits []byte, out int) (int, []byte, int) {
-	ensure := func(extra int) {
-		if length+extra > len(data) {
-			c := max(2*len(data), length+extra, 4096)
-			buf.ResizeNoShrink(c)
-			data = buf.Bytes()
+	src := d.vals
+	// Count the values the run consumes and the bytes they need.
+	used := k
+	if def != nil {
+		used = bytes.Count(def, one)
+	}
+	need := 0
+	if d.idx == nil {
+		need = int(src.offs[d.vpos+used] - src.offs[d.vpos])
+	} else {
+		for _, j := range d.idx[d.vpos : d.vpos+used] {
+			need += int(src.offs[j+1] - src.offs[j])
 		}
 	}
-	src := d.vals
+	if length+need > len(data) {
+		buf.ResizeNoShrink(max(2*len(data), length+need, 4096))
+		data = buf.Bytes()
+	}
 	if def == nil && d.idx == nil {
 		lo, hi := src.offs[d.vpos], src.offs[d.vpos+k]
-		ensure(int(hi - lo))
 		copy(data[length:], src.data[lo:hi])
 		base := int32(length) - int32(lo)
-		for i := 1; i <= k; i++ {
-			offs[i] = base + int32(src.offs[d.vpos+i])
+		for i, o := range src.offs[d.vpos+1 : d.vpos+k+1] {
+			offs[i+1] = base + int32(o)
 		}
 		if vbits != nil {
 			bitutil.SetBitsTo(vbits, int64(out), int64(k), true)
 		}
 		return k, data, length + int(hi-lo)
 	}
-	if len(data) == 0 && src.n > 0 {
-		// First run of the batch: size for this page's average string.
-		avg := int(src.offs[src.n]-src.offs[0])/src.n + 1
-		ensure(avg * k)
+	if d.idx == nil {
+		// The run's non-null values are contiguous in the page: one copy,
+		// then offsets that only advance on non-null rows.
+		lo := src.offs[d.vpos]
+		copy(data[length:], src.data[lo:src.offs[d.vpos+used]])
+		base := int32(length) - int32(lo)
+		next := src.offs[d.vpos+1:]
+		v := 0
+		for i, l := range def {
+			if l == 1 {
+				v++
+				bitutil.SetBit(vbits, out+i)
+			}
+			if v > 0 {
+				offs[i+1] = base + int32(next[v-1])
+			} else {
+				offs[i+1] = int32(length)
+			}
+		}
+		return used, data, length + need
 	}
-	used := 0
+	v := d.vpos
 	for i := 0; i < k; i++ {
 		if def == nil || def[i] == 1 {
-			j := d.value(d.vpos + used)
-			used++
-			s := src.data[src.offs[j]:src.offs[j+1]]
-			ensure(len(s))
-			length += copy(data[length:], s)
+			j := v
+			if d.idx != nil {
+				j = int(d.idx[v])
+			}
+			v++
+			length += copy(data[length:], src.data[src.offs[j]:src.offs[j+1]])
 			if vbits != nil {
 				bitutil.SetBit(vbits, out+i)
 			}

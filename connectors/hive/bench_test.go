@@ -1,0 +1,134 @@
+package hive
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/parquet-go/parquet-go"
+)
+
+// BenchmarkScan compares the Arrow scan of a ~1M-row file (INT, DECIMAL(7,2)
+// and VARCHAR columns, some NULLs) with parquet-go decoding the same pages
+// without building anything ("raw"). Both report the file size per
+// iteration, so their MB/s compare directly, and the process CPU time per
+// iteration (cpu-ms/op, GC included), which a busy machine distorts less
+// than wall time.
+func BenchmarkScan(b *testing.B) {
+	const rows = 1 << 20
+	dir := b.TempDir()
+	group := parquet.Group{
+		"id":    parquet.Int(32),
+		"name":  parquet.Optional(parquet.String()),
+		"price": parquet.Optional(parquet.Decimal(2, 7, parquet.Int32Type)),
+	}
+	data := make([][]any, rows)
+	for i := range data {
+		r := []any{int32(i), fmt.Sprintf("customer-%07d", i%50000), int32(i % 99999)}
+		if i%17 == 0 {
+			r[1], r[2] = nil, nil
+		}
+		data[i] = r
+	}
+	writeParquet(b, filepath.Join(dir, "t", "a.parquet"), group, data, parquet.MaxRowsPerRowGroup(128<<10))
+	data = nil
+	cat, err := Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	tb, err := cat.Table("t")
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, f := tb.Partitions[0], tb.Partitions[0].Files[0]
+	b.ResetTimer()
+
+	b.Run("arrow", func(b *testing.B) {
+		b.SetBytes(f.Size)
+		defer reportCPU(b)()
+		mem := memory.NewGoAllocator()
+		for b.Loop() {
+			r, err := tb.OpenFile(p, f, ScanOptions{Columns: []int{0, 1, 2}, Alloc: mem})
+			if err != nil {
+				b.Fatal(err)
+			}
+			n := 0
+			for {
+				rec, err := r.Next(context.Background())
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				n += int(rec.NumRows())
+				rec.Release()
+			}
+			r.Close()
+			if n != rows {
+				b.Fatalf("%d rows", n)
+			}
+		}
+	})
+	b.Run("raw", func(b *testing.B) {
+		b.SetBytes(f.Size)
+		defer reportCPU(b)()
+		for b.Loop() {
+			osf, err := os.Open(f.Path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			pf, err := parquet.OpenFile(osf, f.Size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+			if err != nil {
+				b.Fatal(err)
+			}
+			var n int64
+			for _, rg := range pf.RowGroups() {
+				for _, cc := range rg.ColumnChunks() {
+					pages := cc.Pages()
+					for {
+						pg, err := pages.ReadPage()
+						if err == io.EOF {
+							break
+						}
+						if err != nil {
+							b.Fatal(err)
+						}
+						v := pg.Data()
+						n += v.Size() + int64(len(pg.DefinitionLevels()))
+						parquet.Release(pg)
+					}
+					pages.Close()
+				}
+			}
+			osf.Close()
+			if n == 0 {
+				b.Fatal("nothing decoded")
+			}
+		}
+	})
+}
+
+// reportCPU measures the process CPU time until the returned func runs.
+func reportCPU(b *testing.B) func() {
+	start := cpuTime()
+	return func() {
+		if b.N > 0 {
+			b.ReportMetric(float64((cpuTime()-start).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+		}
+	}
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
