@@ -493,10 +493,10 @@ func (g *groupTable) ids(keys []arrow.Array, n int, out []int32) ([]int32, error
 				continue
 			}
 			slot := g.ints.upsert(v)
-			id := g.ints.vals[slot]
+			id := g.ints.value(slot)
 			if id < 0 {
 				id = int32(g.n)
-				g.ints.vals[slot] = id
+				g.ints.set(slot, id)
 				g.addGroup(keys, i)
 			}
 			out[i] = id

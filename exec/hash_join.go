@@ -320,8 +320,8 @@ func (s *hashJoinStream) buildSide(ctx context.Context) error {
 				continue
 			}
 			slot := s.ihead.upsert(vals[i])
-			s.next[i] = s.ihead.vals[slot]
-			s.ihead.vals[slot] = int32(i)
+			s.next[i] = s.ihead.value(slot)
+			s.ihead.set(slot, int32(i))
 		}
 		return nil
 	}

@@ -688,13 +688,17 @@ func castArray(alloc memory.Allocator, a arrow.Array, to arrow.DataType) (arrow.
 
 // intTable maps int64 keys to int32 values with open addressing and linear
 // probing. It replaces a Go map on the hottest paths (join probe, group id
-// lookup), where it is several times faster: no hashing of interface
-// values, no tombstones, and one cache line per probe in the common case.
+// lookup), where it is several times faster: no tombstones, and key and
+// value side by side so a lookup usually touches one cache line.
 type intTable struct {
-	keys  []int64
-	vals  []int32 // -1: empty slot
+	slots []intSlot
 	shift uint
 	n     int
+}
+
+type intSlot struct {
+	key int64
+	val int32 // -1: empty
 }
 
 func newIntTable(hint int) *intTable {
@@ -708,10 +712,9 @@ func newIntTable(hint int) *intTable {
 }
 
 func (t *intTable) alloc(size int) {
-	t.keys = make([]int64, size)
-	t.vals = make([]int32, size)
-	for i := range t.vals {
-		t.vals[i] = -1
+	t.slots = make([]intSlot, size)
+	for i := range t.slots {
+		t.slots[i].val = -1
 	}
 	bits := uint(0)
 	for 1<<bits < size {
@@ -727,49 +730,54 @@ func (t *intTable) slot(k int64) int {
 
 // get returns the value of k, or -1.
 func (t *intTable) get(k int64) int32 {
-	mask := len(t.keys) - 1
+	mask := len(t.slots) - 1
 	for i := t.slot(k); ; i = (i + 1) & mask {
-		v := t.vals[i]
-		if v < 0 || t.keys[i] == k {
-			return v
+		s := &t.slots[i]
+		if s.val < 0 || s.key == k {
+			return s.val
 		}
 	}
 }
 
 // upsert returns the slot of k, adding k with value -1 when missing; the
-// caller stores the value in t.vals[slot] before the next upsert.
+// caller stores the value with set before the next upsert.
 func (t *intTable) upsert(k int64) int {
-	if 2*(t.n+1) > len(t.keys) {
+	if 2*(t.n+1) > len(t.slots) {
 		t.grow()
 	}
-	mask := len(t.keys) - 1
+	mask := len(t.slots) - 1
 	for i := t.slot(k); ; i = (i + 1) & mask {
-		if t.vals[i] < 0 {
-			t.keys[i] = k
+		s := &t.slots[i]
+		if s.val < 0 {
+			s.key = k
 			t.n++
 			return i
 		}
-		if t.keys[i] == k {
+		if s.key == k {
 			return i
 		}
 	}
 }
 
+func (t *intTable) value(slot int) int32 { return t.slots[slot].val }
+
+func (t *intTable) set(slot int, v int32) { t.slots[slot].val = v }
+
 func (t *intTable) grow() {
-	keys, vals := t.keys, t.vals
-	t.alloc(2 * len(keys))
-	mask := len(t.keys) - 1
-	for j, v := range vals {
-		if v < 0 {
+	old := t.slots
+	t.alloc(2 * len(old))
+	mask := len(t.slots) - 1
+	for _, s := range old {
+		if s.val < 0 {
 			continue
 		}
-		i := t.slot(keys[j])
-		for t.vals[i] >= 0 {
+		i := t.slot(s.key)
+		for t.slots[i].val >= 0 {
 			i = (i + 1) & mask
 		}
-		t.keys[i], t.vals[i] = keys[j], v
+		t.slots[i] = s
 	}
 }
 
 // bytes is the table's memory footprint.
-func (t *intTable) bytes() int64 { return int64(len(t.keys)) * 12 }
+func (t *intTable) bytes() int64 { return int64(len(t.slots)) * 16 }
