@@ -76,7 +76,10 @@ func (c *coalesceStream) flush() (arrow.RecordBatch, error) {
 		pending[0].Retain()
 		return pending[0], nil
 	}
-	ncols := len(c.schema.Fields())
+	// The batches' own schema, not the declared one: they are what gets
+	// glued (and nullability flags may legitimately differ).
+	schema := pending[0].Schema()
+	ncols := len(schema.Fields())
 	cols := make([]arrow.Array, 0, ncols)
 	parts := make([]arrow.Array, len(pending))
 	var rows int64
@@ -96,7 +99,7 @@ func (c *coalesceStream) flush() (arrow.RecordBatch, error) {
 		}
 		cols = append(cols, col)
 	}
-	out := array.NewRecordBatch(c.schema, cols, rows)
+	out := array.NewRecordBatch(schema, cols, rows)
 	for _, col := range cols {
 		col.Release()
 	}

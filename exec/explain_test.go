@@ -18,7 +18,7 @@ func explainPlan() (root Node, hashSrc, bcastSrc Node) {
 	hashSrc = &genSource{PerTask: 100, Batch: 10, Keys: 7, Name: "Facts"}
 	bcastSrc = &genSource{PerTask: 5, Batch: 5, Keys: 7, Name: "Dims"}
 	root = &tagTask{Child: &concatNode{
-		A: &Exchange{Kind: HashExchange, Child: hashSrc, Keys: []expr.Expr{keyCol()}, MaxParallelism: 16},
+		A: &Exchange{Kind: HashExchange, Child: hashSrc, Keys: []expr.Expr{genKeyCol()}, MaxParallelism: 16},
 		B: &Exchange{Kind: BroadcastExchange, Child: bcastSrc},
 	}}
 	return root, hashSrc, bcastSrc

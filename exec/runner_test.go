@@ -17,10 +17,10 @@ import (
 	"github.com/fsql-dev/fsql/exec/keygroup"
 )
 
-func keyCol() expr.Expr { return expr.NewColumn(1, arrow.PrimitiveTypes.Int64, "key") }
+func genKeyCol() expr.Expr { return expr.NewColumn(1, arrow.PrimitiveTypes.Int64, "key") }
 
-// collect runs root to the end and returns the result batches.
-func collect(t *testing.T, root Node, cfg RunConfig) ([]arrow.RecordBatch, *Execution, error) {
+// runToEnd runs root to the end and returns the result batches.
+func runToEnd(t *testing.T, root Node, cfg RunConfig) ([]arrow.RecordBatch, *Execution, error) {
 	t.Helper()
 	e, err := Run(context.Background(), root, cfg)
 	if err != nil {
@@ -45,34 +45,34 @@ func collect(t *testing.T, root Node, cfg RunConfig) ([]arrow.RecordBatch, *Exec
 	return out, e, nil
 }
 
-func releaseAll(bs []arrow.RecordBatch) {
+func xchgReleaseAll(bs []arrow.RecordBatch) {
 	for _, b := range bs {
 		b.Release()
 	}
 }
 
-func col64(b arrow.RecordBatch, i int) []int64 { return b.Column(i).(*array.Int64).Int64Values() }
-func col32(b arrow.RecordBatch, i int) []int32 { return b.Column(i).(*array.Int32).Int32Values() }
+func i64col(b arrow.RecordBatch, i int) []int64 { return b.Column(i).(*array.Int64).Int64Values() }
+func i32col(b arrow.RecordBatch, i int) []int32 { return b.Column(i).(*array.Int32).Int32Values() }
 
 func TestHashExchangeEveryRowOnceInItsKeyGroupsTask(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	budget := NewMemoryBudget(0)
-	const prod, perTask, maxP, p = 3, 10000, 16, 4
+	const perTask, maxP, p = 10000, 16, 4
 	src := &genSource{PerTask: perTask, Batch: 1000, Keys: 997}
-	plan := &tagTask{Child: &Exchange{Kind: HashExchange, Child: src, Keys: []expr.Expr{keyCol()}, MaxParallelism: maxP}}
+	plan := &tagTask{Child: &Exchange{Kind: HashExchange, Child: src, Keys: []expr.Expr{genKeyCol()}, MaxParallelism: maxP}}
 	stats := NewQueryStats()
-	out, e, err := collect(t, plan, RunConfig{Parallelism: p, Slots: 2, Alloc: mem, Memory: budget, Stats: stats})
+	out, e, err := runToEnd(t, plan, RunConfig{Parallelism: p, Slots: 2, Alloc: mem, Memory: budget, Stats: stats})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer releaseAll(out)
+	defer xchgReleaseAll(out)
 	// The producing stage is a scan-like stage, so it has p tasks too.
 	total := p * perTask
 	seen := make([]int, total)
 	for _, b := range out {
-		ids, keys, cons := col64(b, 0), col64(b, 1), col32(b, 3)
+		ids, keys, cons := i64col(b, 0), i64col(b, 1), i32col(b, 3)
 		h := make([]uint32, b.NumRows())
 		HashColumns([]arrow.Array{b.Column(1)}, h)
 		for i := range ids {
@@ -94,7 +94,6 @@ func TestHashExchangeEveryRowOnceInItsKeyGroupsTask(t *testing.T) {
 			t.Fatalf("id %d seen %d times", id, n)
 		}
 	}
-	_ = prod
 	g := e.Graph()
 	if len(g.Stages) != 2 || g.Stages[0].Parallelism != p || g.Result.Parallelism != p {
 		t.Fatalf("stages: %d, parallelism %d/%d", len(g.Stages), g.Stages[0].Parallelism, g.Result.Parallelism)
@@ -123,15 +122,15 @@ func TestBroadcastEveryConsumerReadsEverything(t *testing.T) {
 	probe := &genSource{PerTask: 100, Batch: 50, Keys: 10, Name: "Probe"}
 	build := &genSource{PerTask: 500, Batch: 128, Keys: 10, Name: "Build"}
 	plan := &tagTask{Child: &concatNode{A: probe, B: &Exchange{Kind: BroadcastExchange, Child: build}}}
-	out, _, err := collect(t, plan, RunConfig{Parallelism: p, Slots: 2, Alloc: mem, Memory: budget})
+	out, _, err := runToEnd(t, plan, RunConfig{Parallelism: p, Slots: 2, Alloc: mem, Memory: budget})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer releaseAll(out)
+	defer xchgReleaseAll(out)
 	probeSeen := map[int64]int{}
 	buildSeen := map[[2]int64]int{} // (id, consumer)
 	for _, b := range out {
-		ids, cons := col64(b, 0), col32(b, 3)
+		ids, cons := i64col(b, 0), i32col(b, 3)
 		for i := range ids {
 			if ids[i] < p*100 && b.NumRows() <= 50 {
 				probeSeen[ids[i]]++
@@ -161,15 +160,15 @@ func TestGatherRunsOneTask(t *testing.T) {
 	defer mem.AssertSize(t, 0)
 	src := &genSource{PerTask: 1000, Batch: 100, Keys: 10}
 	plan := &tagTask{Child: &Exchange{Kind: GatherExchange, Child: src}}
-	out, e, err := collect(t, plan, RunConfig{Parallelism: 4, Slots: 4, Alloc: mem})
+	out, e, err := runToEnd(t, plan, RunConfig{Parallelism: 4, Slots: 4, Alloc: mem})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer releaseAll(out)
+	defer xchgReleaseAll(out)
 	var rows int64
 	for _, b := range out {
 		rows += b.NumRows()
-		for _, c := range col32(b, 3) {
+		for _, c := range i32col(b, 3) {
 			if c != 0 {
 				t.Fatalf("gathered row read by task %d", c)
 			}
@@ -186,7 +185,7 @@ func TestSingleTaskLeafAndBroadcastOnlyStages(t *testing.T) {
 	defer mem.AssertSize(t, 0)
 	// A constant leaf: one task, so its rows are not repeated.
 	vals := &genSource{PerTask: 10, Batch: 10, Keys: 3, Single: true}
-	out, e, err := collect(t, vals, RunConfig{Parallelism: 4, Alloc: mem})
+	out, e, err := runToEnd(t, vals, RunConfig{Parallelism: 4, Alloc: mem})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,13 +193,13 @@ func TestSingleTaskLeafAndBroadcastOnlyStages(t *testing.T) {
 	for _, b := range out {
 		rows += b.NumRows()
 	}
-	releaseAll(out)
+	xchgReleaseAll(out)
 	if rows != 10 || e.Graph().Result.Parallelism != 1 {
 		t.Fatalf("rows %d parallelism %d", rows, e.Graph().Result.Parallelism)
 	}
 	// A stage fed only by a broadcast: one task.
 	plan := &Exchange{Kind: BroadcastExchange, Child: &genSource{PerTask: 10, Batch: 10, Keys: 3}}
-	out, e, err = collect(t, plan, RunConfig{Parallelism: 4, Alloc: mem})
+	out, e, err = runToEnd(t, plan, RunConfig{Parallelism: 4, Alloc: mem})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +207,7 @@ func TestSingleTaskLeafAndBroadcastOnlyStages(t *testing.T) {
 	for _, b := range out {
 		rows += b.NumRows()
 	}
-	releaseAll(out)
+	xchgReleaseAll(out)
 	if rows != 40 || e.Graph().Result.Parallelism != 1 {
 		t.Fatalf("rows %d parallelism %d", rows, e.Graph().Result.Parallelism)
 	}
@@ -220,7 +219,7 @@ func TestManyStagesOneSlot(t *testing.T) {
 	defer mem.AssertSize(t, 0)
 	var n Node = &genSource{PerTask: 2000, Batch: 300, Keys: 50}
 	for i := 0; i < 6; i++ {
-		n = &Exchange{Kind: HashExchange, Child: n, Keys: []expr.Expr{keyCol()}, MaxParallelism: 8}
+		n = &Exchange{Kind: HashExchange, Child: n, Keys: []expr.Expr{genKeyCol()}, MaxParallelism: 8}
 	}
 	n = &Exchange{Kind: BroadcastExchange, Child: n}
 	// Result stage: probe source (3 tasks) + broadcast; more tasks than slots.
@@ -231,7 +230,7 @@ func TestManyStagesOneSlot(t *testing.T) {
 	var err error
 	go func() {
 		defer close(done)
-		out, e, err = collect(t, plan, RunConfig{Parallelism: 3, Slots: 1, Alloc: mem})
+		out, e, err = runToEnd(t, plan, RunConfig{Parallelism: 3, Slots: 1, Alloc: mem})
 	}()
 	select {
 	case <-done:
@@ -245,7 +244,7 @@ func TestManyStagesOneSlot(t *testing.T) {
 	for _, b := range out {
 		rows += b.NumRows()
 	}
-	releaseAll(out)
+	xchgReleaseAll(out)
 	if want := int64(3 + 3*3*2000); rows != want {
 		t.Fatalf("rows %d, want %d", rows, want)
 	}
@@ -260,8 +259,8 @@ func TestTaskPanicBecomesInternalError(t *testing.T) {
 	defer mem.AssertSize(t, 0)
 	budget := NewMemoryBudget(0)
 	src := &genSource{PerTask: 100000, Batch: 100, Keys: 10, Panic: true, FailTask: 2, FailAt: 3}
-	plan := &Exchange{Kind: HashExchange, Child: src, Keys: []expr.Expr{keyCol()}}
-	_, _, err := collect(t, plan, RunConfig{Parallelism: 4, Slots: 4, Alloc: mem, Memory: budget})
+	plan := &Exchange{Kind: HashExchange, Child: src, Keys: []expr.Expr{genKeyCol()}}
+	_, _, err := runToEnd(t, plan, RunConfig{Parallelism: 4, Slots: 4, Alloc: mem, Memory: budget})
 	if !errors.Is(err, ErrInternal) {
 		t.Fatalf("want ErrInternal, got %v", err)
 	}
@@ -282,9 +281,9 @@ func TestTaskErrorCancelsOthers(t *testing.T) {
 	budget := NewMemoryBudget(0)
 	// Tasks 0, 1, 3 never end on their own; task 2 fails at its 5th batch.
 	src := &genSource{Batch: 100, Keys: 10, Infinite: true, Fail: true, FailTask: 2, FailAt: 5}
-	plan := &tagTask{Child: &Exchange{Kind: HashExchange, Child: src, Keys: []expr.Expr{keyCol()}}}
+	plan := &tagTask{Child: &Exchange{Kind: HashExchange, Child: src, Keys: []expr.Expr{genKeyCol()}}}
 	start := time.Now()
-	_, _, err := collect(t, plan, RunConfig{Parallelism: 4, Slots: 4, Alloc: mem, Memory: budget})
+	_, _, err := runToEnd(t, plan, RunConfig{Parallelism: 4, Slots: 4, Alloc: mem, Memory: budget})
 	if !errors.Is(err, errTestFail) || !errors.Is(err, ErrExecution) {
 		t.Fatalf("want the injected failure, got %v", err)
 	}
@@ -302,7 +301,7 @@ func TestCancelMidRun(t *testing.T) {
 	defer mem.AssertSize(t, 0)
 	src := &genSource{Batch: 100, Keys: 10, Infinite: true}
 	// Both stages run: the first never ends, so cancel while it runs.
-	plan := &Exchange{Kind: HashExchange, Child: src, Keys: []expr.Expr{keyCol()}}
+	plan := &Exchange{Kind: HashExchange, Child: src, Keys: []expr.Expr{genKeyCol()}}
 	ctx, cancel := context.WithCancel(context.Background())
 	e, err := Run(ctx, plan, RunConfig{Parallelism: 2, Slots: 2, Alloc: mem})
 	if err != nil {
@@ -326,7 +325,7 @@ func TestEarlyCloseOfResult(t *testing.T) {
 	budget := NewMemoryBudget(0)
 	// The result stage reads a finished exchange and an endless source.
 	plan := &concatNode{
-		A: &Exchange{Kind: HashExchange, Child: &genSource{PerTask: 5000, Batch: 500, Keys: 100}, Keys: []expr.Expr{keyCol()}},
+		A: &Exchange{Kind: HashExchange, Child: &genSource{PerTask: 5000, Batch: 500, Keys: 100}, Keys: []expr.Expr{genKeyCol()}},
 		B: &genSource{Batch: 100, Keys: 10, Infinite: true},
 	}
 	e, err := Run(context.Background(), plan, RunConfig{Parallelism: 3, Slots: 2, Alloc: mem, Memory: budget})
@@ -356,8 +355,8 @@ func TestMemoryBudgetExhaustedByShuffle(t *testing.T) {
 	defer mem.AssertSize(t, 0)
 	budget := NewMemoryBudget(64 << 10)
 	src := &genSource{PerTask: 50000, Batch: 1000, Keys: 1000}
-	plan := &Exchange{Kind: HashExchange, Child: src, Keys: []expr.Expr{keyCol()}}
-	_, _, err := collect(t, plan, RunConfig{Parallelism: 2, Slots: 2, Alloc: mem, Memory: budget})
+	plan := &Exchange{Kind: HashExchange, Child: src, Keys: []expr.Expr{genKeyCol()}}
+	_, _, err := runToEnd(t, plan, RunConfig{Parallelism: 2, Slots: 2, Alloc: mem, Memory: budget})
 	if !errors.Is(err, ErrResourcesExhausted) || !strings.Contains(err.Error(), "shuffle") {
 		t.Fatalf("want ErrResourcesExhausted from shuffle, got %v", err)
 	}
@@ -369,12 +368,12 @@ func TestMemoryBudgetExhaustedByShuffle(t *testing.T) {
 func TestParallelismAboveKeyGroupsIsAnError(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	src := &genSource{PerTask: 10, Batch: 10, Keys: 10}
-	plan := &Exchange{Kind: HashExchange, Child: src, Keys: []expr.Expr{keyCol()}, MaxParallelism: 4}
-	_, _, err := collect(t, plan, RunConfig{Parallelism: 8, Slots: 2})
+	plan := &Exchange{Kind: HashExchange, Child: src, Keys: []expr.Expr{genKeyCol()}, MaxParallelism: 4}
+	_, _, err := runToEnd(t, plan, RunConfig{Parallelism: 8, Slots: 2})
 	if !errors.Is(err, ErrPlan) || !strings.Contains(err.Error(), "parallelism 8 is above the max parallelism (number of key groups) 4") {
 		t.Fatalf("got %v", err)
 	}
-	_, err = Run(context.Background(), &Exchange{Kind: HashExchange, Child: src, Keys: []expr.Expr{keyCol()}, MaxParallelism: 40000}, RunConfig{})
+	_, err = Run(context.Background(), &Exchange{Kind: HashExchange, Child: src, Keys: []expr.Expr{genKeyCol()}, MaxParallelism: 40000}, RunConfig{})
 	if !errors.Is(err, ErrPlan) {
 		t.Fatalf("max parallelism 40000: got %v", err)
 	}
