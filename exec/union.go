@@ -57,6 +57,10 @@ func (s *unionStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		if b.Schema().Equal(s.schema) {
 			return b, nil
 		}
+		if err := sameColumnTypes(s.schema, b.Schema()); err != nil {
+			b.Release()
+			return nil, err
+		}
 		out := array.NewRecordBatch(s.schema, b.Columns(), b.NumRows())
 		b.Release()
 		return out, nil
@@ -71,4 +75,17 @@ func (s *unionStream) Close() {
 			s.ins[i] = nil
 		}
 	}
+}
+
+// sameColumnTypes checks that a batch can be relabelled with schema.
+func sameColumnTypes(schema, got *arrow.Schema) error {
+	if schema.NumFields() != got.NumFields() {
+		return fmt.Errorf("%w: UNION ALL input has %d columns, want %d", ErrInternal, got.NumFields(), schema.NumFields())
+	}
+	for i, f := range schema.Fields() {
+		if !arrow.TypeEqual(f.Type, got.Field(i).Type) {
+			return fmt.Errorf("%w: UNION ALL column %d is %s in one input and %s in another", ErrInternal, i+1, f.Type, got.Field(i).Type)
+		}
+	}
+	return nil
 }
