@@ -145,6 +145,11 @@ func finishArray(typ arrow.DataType, n int, valid, data *memory.Buffer) arrow.Ar
 
 // vals returns the value slice of a fixed-width array (offset applied).
 func vals[T arrow.FixedWidthType](a arrow.Array) []T {
+	if a.Len() > 0 && a.NullN() == a.Len() {
+		// An all-NULL array (e.g. from array.MakeArrayOfNull) may carry a
+		// value buffer shorter than its length; its values are never read.
+		return make([]T, a.Len())
+	}
 	v := arrow.GetValues[T](a.Data(), 1)
 	if v == nil {
 		return make([]T, a.Len())

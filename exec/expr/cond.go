@@ -174,7 +174,11 @@ func gather(ctx *Context, t arrow.DataType, choice []int32, srcs []arrow.Array) 
 func gatherFixed[T arrow.FixedWidthType](ctx *Context, t arrow.DataType, choice []int32, srcs []arrow.Array) arrow.Array {
 	vs := make([][]T, len(srcs))
 	for k, s := range srcs {
-		vs[k] = vals[T](s)
+		// CASE passes its WHEN conditions among srcs; only the branches
+		// (of the result type) are ever chosen.
+		if s.DataType().ID() == t.ID() {
+			vs[k] = vals[T](s)
+		}
 	}
 	o := newFixed[T](ctx.Alloc, t, len(choice))
 	for i, c := range choice {
