@@ -184,7 +184,14 @@ func (r *FileReader) constant(i, n int) arrow.Array {
 		if r.consts[i] != nil {
 			r.consts[i].Release()
 		}
-		size := max(n, r.opts.BatchSize)
+		// Big enough for every batch of this file, and no bigger: tiny
+		// files (one row group of a few rows) are common in partitioned
+		// tables.
+		var most int64
+		for _, rg := range r.rowGroups {
+			most = max(most, r.file.RowGroups[rg].NumRows)
+		}
+		size := max(n, int(min(int64(r.opts.BatchSize), most)))
 		col := r.opts.Columns[i]
 		r.consts[i] = constantArray(r.opts.Alloc, r.table.Schema.Field(col).Type, r.part.Values[col-r.table.NumFileColumns], size)
 	}
