@@ -443,7 +443,8 @@ func keyCmps(keys []arrow.Array, specs []SortKey) (rowCmp, error) {
 	return chainCmp(cs), nil
 }
 
-// sortPermutation returns the row order of n rows sorted by keys (stable).
+// sortPermutation returns the row order of n rows sorted by keys; ties
+// keep input order.
 func sortPermutation(keys []arrow.Array, specs []SortKey, n int) ([]int32, error) {
 	perm := make([]int32, n)
 	for i := range perm {
@@ -456,8 +457,68 @@ func sortPermutation(keys []arrow.Array, specs []SortKey, n int) ([]int32, error
 	if err != nil {
 		return nil, err
 	}
-	slices.SortStableFunc(perm, func(a, b int32) int { return c(int(a), int(b)) })
+	if len(keys) == 1 && keys[0].NullN() == 0 && intKeyType(keys[0].DataType()) {
+		sortIntPermutation(perm, intKeys(keys[0], nil), specs[0].Desc)
+		return perm, nil
+	}
+	// pdqsort with the row index as the last key: as stable as a stable
+	// sort, without its O(n log² n) in-place merging.
+	slices.SortFunc(perm, func(a, b int32) int {
+		if r := c(int(a), int(b)); r != 0 {
+			return r
+		}
+		return cmp.Compare(a, b)
+	})
 	return perm, nil
+}
+
+// sortIntPermutation sorts by one integer key without NULLs: (key, row)
+// pairs sort in a tight loop with no comparator calls.
+func sortIntPermutation(perm []int32, keys []int64, desc bool) {
+	if len(keys) > 0 {
+		lo, hi := keys[0], keys[0]
+		for _, k := range keys {
+			lo, hi = min(lo, k), max(hi, k)
+		}
+		if uint64(hi)-uint64(lo) < 1<<32 && hi-lo >= 0 {
+			// Key offset and row index packed into one uint64 sort with
+			// the ordered (comparator-free) pdqsort.
+			packed := make([]uint64, len(perm))
+			for i, k := range keys {
+				d := uint64(k - lo)
+				if desc {
+					d = uint64(hi - k)
+				}
+				packed[i] = d<<32 | uint64(i)
+			}
+			slices.Sort(packed)
+			for i, p := range packed {
+				perm[i] = int32(uint32(p))
+			}
+			return
+		}
+	}
+	type kv struct {
+		k int64
+		i int32
+	}
+	pairs := make([]kv, len(perm))
+	for i := range pairs {
+		k := keys[i]
+		if desc {
+			k = ^k // reverses the order without overflowing at MinInt64
+		}
+		pairs[i] = kv{k, int32(i)}
+	}
+	slices.SortFunc(pairs, func(a, b kv) int {
+		if a.k != b.k {
+			return cmp.Compare(a.k, b.k)
+		}
+		return cmp.Compare(a.i, b.i)
+	})
+	for i, p := range pairs {
+		perm[i] = p.i
+	}
 }
 
 // ---- gathering ----
