@@ -422,7 +422,8 @@ func takeBatch(ctx context.Context, alloc memory.Allocator, b arrow.RecordBatch,
 	cctx := compute.WithAllocator(ctx, alloc)
 	cols := make([]arrow.Array, 0, b.NumCols())
 	for _, c := range b.Columns() {
-		t, err := compute.TakeArray(cctx, c, indices)
+		// The indexes are a permutation of the batch's rows: no bounds check.
+		t, err := compute.TakeArrayOpts(cctx, c, indices, compute.TakeOptions{BoundsCheck: false})
 		if err != nil {
 			for _, x := range cols {
 				x.Release()

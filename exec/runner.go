@@ -51,6 +51,16 @@ type Execution struct {
 // plan whose order matters must make its result stage single-task (a
 // Gather exchange below the final Sort does).
 func Run(ctx context.Context, root Node, cfg RunConfig) (*Execution, error) {
+	g, err := BuildStages(root)
+	if err != nil {
+		return nil, err
+	}
+	return RunGraph(ctx, g, cfg)
+}
+
+// RunGraph runs an already cut plan, for callers that add edges to the
+// graph first (Stage.DependsOn). A graph runs once.
+func RunGraph(ctx context.Context, g *JobGraph, cfg RunConfig) (*Execution, error) {
 	if cfg.Parallelism <= 0 {
 		cfg.Parallelism = runtime.GOMAXPROCS(0)
 	}
@@ -60,13 +70,15 @@ func Run(ctx context.Context, root Node, cfg RunConfig) (*Execution, error) {
 	if cfg.Alloc == nil {
 		cfg.Alloc = memory.DefaultAllocator
 	}
-	g, err := BuildStages(root)
-	if err != nil {
+	if g == nil || g.Result == nil {
+		return nil, fmt.Errorf("%w: no job graph to run", ErrInternal)
+	}
+	if err := g.check(); err != nil {
 		return nil, err
 	}
 	qctx, cancel := context.WithCancel(ctx)
 	e := &Execution{
-		schema:  root.Schema(),
+		schema:  g.Result.Root.Schema(),
 		graph:   g,
 		cancel:  cancel,
 		results: make(chan arrow.RecordBatch, 1),

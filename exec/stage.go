@@ -75,8 +75,9 @@ type Attempt struct {
 
 // JobGraph is a plan cut into stages.
 type JobGraph struct {
-	// Stages in topological order: every stage after its producers and
-	// dependencies. The last one is Result.
+	// Stages as BuildStages cut them: producers before consumers, the
+	// result stage last. Edges added later (DependsOn) need not follow
+	// this order.
 	Stages []*Stage
 	// Result is the stage whose output is the query's result.
 	Result *Stage
@@ -147,6 +148,53 @@ func (b *stageBuilder) stage(root Node, out *Exchange, depth int) (*Stage, error
 	st.ID = len(b.g.Stages) + 1
 	b.g.Stages = append(b.g.Stages, st)
 	return st, nil
+}
+
+// check verifies that the graph has not run yet and that its edges have
+// no cycle (a stage in a cycle would never start). Stages may be listed in
+// any order; the scheduler starts whichever is ready.
+func (g *JobGraph) check() error {
+	in := make(map[*Stage]bool, len(g.Stages))
+	for _, st := range g.Stages {
+		in[st] = true
+		if st.Parallelism != 0 || len(st.Tasks) != 0 {
+			return fmt.Errorf("%w: stage %d already ran; cut the plan again to rerun it", ErrInternal, st.ID)
+		}
+	}
+	if !in[g.Result] {
+		return fmt.Errorf("%w: the result stage is not in the job graph", ErrInternal)
+	}
+	const (
+		visiting = 1
+		done     = 2
+	)
+	state := map[*Stage]int{}
+	var visit func(st *Stage) error
+	visit = func(st *Stage) error {
+		switch state[st] {
+		case visiting:
+			return fmt.Errorf("%w: stage %d depends on itself through its inputs and dependencies", ErrPlan, st.ID)
+		case done:
+			return nil
+		}
+		if !in[st] {
+			return fmt.Errorf("%w: stage %d is not in the job graph", ErrInternal, st.ID)
+		}
+		state[st] = visiting
+		for _, p := range append(append([]*Stage{}, st.Producers...), st.DependsOn...) {
+			if err := visit(p); err != nil {
+				return err
+			}
+		}
+		state[st] = done
+		return nil
+	}
+	for _, st := range g.Stages {
+		if err := visit(st); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ready reports whether every producer and dependency of s finished.

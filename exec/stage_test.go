@@ -1,0 +1,143 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"io"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"go.uber.org/goleak"
+
+	"github.com/fsql-dev/fsql/exec/expr"
+)
+
+func TestBuildStagesShapes(t *testing.T) {
+	a := &genSource{Name: "A"}
+	b := &genSource{Name: "B"}
+	exA := &Exchange{Kind: HashExchange, Child: a, Keys: []expr.Expr{genKeyCol()}}
+	exB := &Exchange{Kind: BroadcastExchange, Child: b}
+	// exA is read twice (one stage, two reads); exB once, below a gather.
+	gather := &Exchange{Kind: GatherExchange, Child: &concatNode{A: exA, B: exB}}
+	root := &concatNode{A: gather, B: exA}
+	g, err := BuildStages(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Stages) != 4 {
+		t.Fatalf("%d stages", len(g.Stages))
+	}
+	sa, sb, sg, sr := g.Stages[0], g.Stages[1], g.Stages[2], g.Stages[3]
+	if sa.Root != a || sb.Root != b || sr != g.Result || sr.Root != root || sg.Output != gather {
+		t.Fatal("stages cut in the wrong places")
+	}
+	if sa.ID != 1 || sr.ID != 4 {
+		t.Fatalf("ids %d..%d", sa.ID, sr.ID)
+	}
+	if len(sa.Consumers) != 2 || sa.Consumers[0] != sg || sa.Consumers[1] != sr {
+		t.Fatalf("stage A consumers: %v", sa.Consumers)
+	}
+	if len(sr.Inputs) != 2 || sr.Producers[0] != sg || sr.Producers[1] != sa {
+		t.Fatal("result stage inputs wrong")
+	}
+	if !needsSingleTask(sr) || needsSingleTask(sa) || needsSingleTask(sg) {
+		t.Fatal("single-task decisions wrong")
+	}
+	if _, err := BuildStages(nil); !errors.Is(err, ErrInternal) {
+		t.Fatalf("nil plan: %v", err)
+	}
+}
+
+// TestSharedExchangeAndDependsOn runs a graph where one exchange feeds two
+// stages (its buffer is released after the second reader), and checks
+// that a DependsOn cycle and a rerun are refused.
+func TestSharedExchangeAndDependsOn(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	budget := NewMemoryBudget(0)
+	first := &genSource{PerTask: 100, Batch: 10, Keys: 5, Name: "First"}
+	second := &genSource{PerTask: 200, Batch: 10, Keys: 5, Name: "Second"}
+	shared := &Exchange{Kind: HashExchange, Child: first, Keys: []expr.Expr{genKeyCol()}, MaxParallelism: 8}
+	left := &Exchange{Kind: GatherExchange, Child: &concatNode{A: shared, B: second}}
+	root := &concatNode{A: left, B: shared}
+	g, err := BuildStages(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sFirst, sLeft := g.Stages[0], g.Stages[1]
+	if sFirst.Root != first || sLeft.Output != left {
+		t.Fatal("unexpected cut")
+	}
+	// A cycle is refused before anything runs.
+	sFirst.DependsOn = []*Stage{sLeft}
+	if _, err := RunGraph(context.Background(), g, RunConfig{Alloc: mem}); !errors.Is(err, ErrPlan) {
+		t.Fatalf("cycle: %v", err)
+	}
+	sFirst.DependsOn = nil
+	e, err := RunGraph(context.Background(), g, RunConfig{Parallelism: 2, Slots: 1, Alloc: mem, Memory: budget})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows int64
+	for {
+		b, err := e.Next(context.Background())
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows += b.NumRows()
+		b.Release()
+	}
+	e.Close()
+	// Result = gather(shared + second) + shared again.
+	if want := int64(2*100 + 2*200 + 2*100); rows != want {
+		t.Fatalf("rows %d, want %d", rows, want)
+	}
+	if budget.Used() != 0 {
+		t.Fatalf("shuffle memory held: %d", budget.Used())
+	}
+	if _, err := RunGraph(context.Background(), g, RunConfig{}); !errors.Is(err, ErrInternal) {
+		t.Fatalf("rerun of a graph: %v", err)
+	}
+}
+
+// TestDependsOnOrdersStages: the scan stage starts only after the stage it
+// depends on finished, though no data flows between them.
+func TestDependsOnOrdersStages(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	collector := &genSource{PerTask: 100, Batch: 10, Keys: 5, Name: "Collector"}
+	scan := &genSource{PerTask: 100, Batch: 10, Keys: 5, Name: "Scan"}
+	root := &concatNode{
+		A: &Exchange{Kind: BroadcastExchange, Child: collector},
+		B: &Exchange{Kind: HashExchange, Child: scan, Keys: []expr.Expr{genKeyCol()}},
+	}
+	g, err := BuildStages(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sCollector, sScan := g.Stages[0], g.Stages[1]
+	sScan.DependsOn = []*Stage{sCollector}
+	e, err := RunGraph(context.Background(), g, RunConfig{Parallelism: 2, Slots: 4, Alloc: mem})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		b, err := e.Next(context.Background())
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				t.Fatal(err)
+			}
+			break
+		}
+		b.Release()
+	}
+	e.Close()
+	if sScan.Start.Before(sCollector.End) {
+		t.Fatalf("scan stage started %v before the collector ended", sCollector.End.Sub(sScan.Start))
+	}
+}
