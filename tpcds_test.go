@@ -1,0 +1,128 @@
+package fsql_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/fsql-dev/fsql"
+	"github.com/fsql-dev/fsql/connectors/tpcds"
+	"github.com/fsql-dev/fsql/internal/answers"
+)
+
+// The foundation's TPC-DS set: these queries must return the golden
+// answers DuckDB computed over the same generated data.
+var goldenQueries = []string{"q3", "q7", "q19", "q27", "q34", "q42", "q43", "q46", "q52", "q53",
+	"q55", "q59", "q63", "q65", "q68", "q73", "q79", "q89", "q96", "q98"}
+
+// goldenScale and goldenSeed must match testdata/tpcds/answers/README.md.
+const (
+	goldenScale = 0.2
+	goldenSeed  = 1
+)
+
+var (
+	tpcdsOnce sync.Once
+	tpcdsDir  string
+	tpcdsErr  error
+)
+
+// tpcdsData generates the golden answers' dataset once per machine, in the
+// user's cache folder (tests of several packages and runs share it).
+func tpcdsData(t testing.TB) string {
+	t.Helper()
+	tpcdsOnce.Do(func() {
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			cache = os.TempDir()
+		}
+		// The oracle ran on the unpartitioned layout (--partitioned=false).
+		tpcdsDir = filepath.Join(cache, "fsql", fmt.Sprintf("tpcds-sf%g-seed%d-flat", goldenScale, goldenSeed))
+		if _, err := os.Stat(tpcdsDir); err == nil {
+			return
+		}
+		tpcdsErr = tpcds.Generate(context.Background(), tpcds.Options{
+			Scale: goldenScale, Out: tpcdsDir, Partitioned: false, RowGroupRows: 122880, Seed: goldenSeed,
+		})
+	})
+	if tpcdsErr != nil {
+		t.Fatalf("generating TPC-DS data: %v", tpcdsErr)
+	}
+	return tpcdsDir
+}
+
+func runQuery(t *testing.T, eng *fsql.Engine, text string) (*arrow.Schema, []arrow.RecordBatch) {
+	t.Helper()
+	rows, err := eng.Query(context.Background(), text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []arrow.RecordBatch
+	for rows.Next() {
+		b := rows.RecordBatch()
+		b.Retain()
+		out = append(out, b)
+	}
+	if err := rows.Err(); err != nil {
+		for _, b := range out {
+			b.Release()
+		}
+		t.Fatal(err)
+	}
+	return rows.Schema(), out
+}
+
+func TestTPCDSGolden(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates TPC-DS data")
+	}
+	dir := tpcdsData(t)
+	for _, q := range goldenQueries {
+		t.Run(q, func(t *testing.T) {
+			text, err := os.ReadFile(filepath.Join("testdata", "tpcds", "queries", q+".sql"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := os.Open(filepath.Join("testdata", "tpcds", "answers", q+".ans"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := answers.Read(f)
+			f.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+			defer alloc.AssertSize(t, 0)
+			cfg := fsql.DefaultConfig()
+			cfg.Parallelism = 3 // more tasks than cores: exercises the shuffle
+			eng, err := fsql.Open(dir, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			eng = eng.WithAllocator(alloc)
+			schema, batches := runQuery(t, eng, strings.TrimSpace(string(text)))
+			got, err := answers.FromArrow(schema, batches)
+			for _, b := range batches {
+				b.Release()
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(want.Rows) == 0 {
+				t.Fatalf("the golden answer of %s is empty: regenerate the answers (make answers)", q)
+			}
+			if err := answers.Compare(want, got); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
