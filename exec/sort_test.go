@@ -1,9 +1,11 @@
 package exec
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand"
 	"slices"
 	"testing"
@@ -85,5 +87,41 @@ func TestSortWindowBudgetAndCancel(t *testing.T) {
 			t.Fatalf("%s: want context.Canceled, got %v", n, err)
 		}
 		s.Close()
+	}
+}
+
+// TestSortSingleIntKeyPaths checks the packed and the wide-range integer
+// sorts against a reference stable sort, ties kept in input order.
+func TestSortSingleIntKeyPaths(t *testing.T) {
+	r := rand.New(rand.NewSource(2))
+	s := opSchema(fld("k", tInt64), fld("i", tInt64))
+	for _, wide := range []bool{false, true} {
+		var rows [][]any
+		type kv struct{ k, i int }
+		var ref []kv
+		for i := 0; i < 5000; i++ {
+			k := r.Intn(100) - 50
+			if wide {
+				k = []int{math.MinInt64, math.MaxInt64, 0, -1, 1}[r.Intn(5)]
+			}
+			rows = append(rows, []any{k, i})
+			ref = append(ref, kv{k, i})
+		}
+		in := &opSource{schema: s, rows: rows, per: 1000, t: t}
+		for _, desc := range []bool{false, true} {
+			got := runRows(t, &Sort{Child: in, Keys: []SortKey{{Expr: col(0, tInt64), Desc: desc}}})
+			want := slices.Clone(ref)
+			slices.SortStableFunc(want, func(a, b kv) int {
+				if desc {
+					return cmp.Compare(b.k, a.k)
+				}
+				return cmp.Compare(a.k, b.k)
+			})
+			for i, w := range want {
+				if got[i] != fmt.Sprintf("%d|%d", w.k, w.i) {
+					t.Fatalf("wide=%v desc=%v row %d: got %s want %v", wide, desc, i, got[i], w)
+				}
+			}
+		}
 	}
 }
