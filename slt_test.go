@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/fsql-dev/fsql"
 	"github.com/fsql-dev/fsql/internal/format"
 	"github.com/fsql-dev/fsql/internal/slt"
@@ -56,6 +57,11 @@ func runSLTFile(t *testing.T, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Every Arrow buffer a query allocates must be released by the time
+	// its rows are closed, errors and early stops included.
+	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
+	defer mem.AssertSize(t, 0)
+	eng = eng.WithAllocator(mem)
 	results := map[*slt.Record]slt.Result{}
 	for _, r := range f.Records {
 		where := fmt.Sprintf("%s:%d", path, r.Line)

@@ -24,10 +24,6 @@ import (
 var defaultBenchQueries = []string{"3", "7", "19", "27", "34", "42", "43", "46", "52", "53",
 	"55", "59", "63", "65", "68", "73", "79", "89", "96", "98"}
 
-// bytesRead reports the bytes a finished query read from files, when the
-// engine exposes it; until then the bench prints "-".
-var bytesRead = func(rows *fsql.Rows) (int64, bool) { return 0, false }
-
 func benchUsage(w io.Writer) {
 	fmt.Fprint(w, `usage: fsql bench tpcds [flags]
 
@@ -175,7 +171,7 @@ func runBenchQuery(ctx context.Context, eng *fsql.Engine, q *benchQuery) error {
 	}
 	q.times = append(q.times, time.Since(start))
 	q.rows = n
-	q.bytes, q.hasB = bytesRead(rows)
+	q.bytes, q.hasB = rows.BytesRead(), true
 	return nil
 }
 
