@@ -679,6 +679,8 @@ func newMinMax(dt arrow.DataType, isMax bool) (aggState, error) {
 		return &minMaxState[float64]{dt: dt, isMax: isMax}, nil
 	case arrow.DECIMAL128:
 		return &decMinMaxState{dt: dt, isMax: isMax}, nil
+	case arrow.BOOL:
+		return &boolMinMaxState{inner: minMaxState[uint8]{dt: arrow.PrimitiveTypes.Uint8, isMax: isMax}}, nil
 	case arrow.STRING, arrow.LARGE_STRING, arrow.BINARY, arrow.LARGE_BINARY, arrow.STRING_VIEW, arrow.BINARY_VIEW:
 		return &strMinMaxState{dt: dt, isMax: isMax}, nil
 	}
@@ -872,4 +874,52 @@ func stringArray(alloc memory.Allocator, dt arrow.DataType, vals []string, valid
 		return nil, fmt.Errorf("%w: building %s values", ErrNotImplemented, dt)
 	}
 	return b.NewArray(), nil
+}
+
+// boolMinMaxState orders FALSE before TRUE by running the uint8 state over
+// the booleans as 0/1 bytes.
+type boolMinMaxState struct {
+	inner minMaxState[uint8]
+}
+
+func (s *boolMinMaxState) grow(n int) { s.inner.grow(n) }
+
+func (s *boolMinMaxState) bytes(arg arrow.Array) arrow.Array {
+	b := arg.(*array.Boolean)
+	vals := make([]uint8, b.Len())
+	for i := range vals {
+		if b.Value(i) {
+			vals[i] = 1
+		}
+	}
+	valid := make([]bool, b.Len())
+	for i := range valid {
+		valid[i] = b.IsValid(i)
+	}
+	return fixedArray(memory.DefaultAllocator, arrow.PrimitiveTypes.Uint8, vals, valid)
+}
+
+func (s *boolMinMaxState) update(gids []int32, arg arrow.Array) error {
+	a := s.bytes(arg)
+	defer a.Release()
+	return s.inner.update(gids, a)
+}
+
+func (s *boolMinMaxState) merge(gids []int32, cols []arrow.Array) error {
+	return s.update(gids, cols[0])
+}
+
+func (s *boolMinMaxState) combine(dst, src int) { s.inner.combine(dst, src) }
+
+func (s *boolMinMaxState) final(alloc memory.Allocator, n int) (arrow.Array, error) {
+	vals := make([]bool, n)
+	for g := range vals {
+		vals[g] = s.inner.vals[g] == 1
+	}
+	return boolArray(alloc, vals, s.inner.seen[:n]), nil
+}
+
+func (s *boolMinMaxState) partial(alloc memory.Allocator, n int) ([]arrow.Array, error) {
+	a, err := s.final(alloc, n)
+	return []arrow.Array{a}, err
 }

@@ -215,3 +215,11 @@ func TestHashAggregateSumOfStrings(t *testing.T) {
 		Mode: AggSingle, Aggs: []AggFunc{{Fn: "sum", Arg: col(0, tStr), Type: tF64, Name: "s"}, {Fn: "avg", Arg: col(0, tStr), Type: tF64, Name: "a"}}}
 	wantRows(t, runRows(t, a), "3.5|1.16666667")
 }
+
+func TestHashAggregateBoolMinMax(t *testing.T) {
+	s := opSchema(fld("g", tInt64), fld("b", tBool))
+	in := src(t, s, []any{1, true}, []any{1, false}, []any{2, true}, []any{2, nil}, []any{3, nil})
+	a := &HashAggregate{Child: in, Mode: AggSingle, GroupBy: []expr.Expr{col(0, tInt64)}, GroupNames: []string{"g"},
+		Aggs: []AggFunc{{Fn: "min", Arg: col(1, tBool), Type: tBool, Name: "mn"}, {Fn: "max", Arg: col(1, tBool), Type: tBool, Name: "mx"}}}
+	wantSet(t, runRows(t, a), "1|false|true", "2|true|true", "3|NULL|NULL")
+}
