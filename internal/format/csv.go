@@ -43,16 +43,17 @@ func (c *csvWriter) Write(b arrow.RecordBatch) error {
 	cols := b.Columns()
 	fns := make([]func(int) string, len(cols))
 	text := make([]bool, len(cols))
+	isNull := make([]func(int) bool, len(cols))
 	for i, col := range cols {
-		fns[i] = render(col)
+		fns[i], isNull[i] = render(col), nulls(col)
 		text[i] = kindOf(col.DataType()) == kindText
 	}
 	for r := 0; r < int(b.NumRows()); r++ {
-		for i, col := range cols {
+		for i := range cols {
 			if i > 0 {
 				c.w.WriteByte(',')
 			}
-			if col.IsNull(r) {
+			if isNull[i](r) {
 				continue
 			}
 			c.field(fns[i](r), text[i])

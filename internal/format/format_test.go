@@ -170,3 +170,21 @@ func TestParse(t *testing.T) {
 		t.Error("Parse(xml) succeeded")
 	}
 }
+
+// TestNullType covers SELECT NULL: Arrow's null type has no validity
+// bitmap, yet every row is NULL.
+func TestNullType(t *testing.T) {
+	col := array.NewNull(2)
+	defer col.Release()
+	b := array.NewRecordBatch(arrow.NewSchema([]arrow.Field{{Name: "n", Type: arrow.Null, Nullable: true}}, nil), []arrow.Array{col}, 2)
+	defer b.Release()
+	for name, want := range map[Name]string{
+		Table: "n\n----\nNULL\nNULL\n(2 rows)\n",
+		CSV:   "n\r\n\r\n\r\n",
+		JSON:  "{\"n\":null}\n{\"n\":null}\n",
+	} {
+		if got := write(t, name, b); got != want {
+			t.Errorf("%s: got %q want %q", name, got, want)
+		}
+	}
+}

@@ -35,8 +35,9 @@ func (j *jsonWriter) Write(b arrow.RecordBatch) error {
 	fns := make([]func(int) string, len(cols))
 	kinds := make([]kind, len(cols))
 	floats := make([]bool, len(cols))
+	isNull := make([]func(int) bool, len(cols))
 	for i, col := range cols {
-		fns[i] = render(col)
+		fns[i], isNull[i] = render(col), nulls(col)
 		kinds[i] = kindOf(col.DataType())
 		switch col.(type) {
 		case *array.Float32, *array.Float64:
@@ -46,9 +47,9 @@ func (j *jsonWriter) Write(b arrow.RecordBatch) error {
 	var buf []byte
 	for r := 0; r < int(b.NumRows()); r++ {
 		buf = append(buf[:0], '{')
-		for i, col := range cols {
+		for i := range cols {
 			buf = append(buf, j.keys[i]...)
-			if col.IsNull(r) {
+			if isNull[i](r) {
 				buf = append(buf, "null"...)
 				continue
 			}

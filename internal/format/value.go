@@ -94,6 +94,16 @@ func render(col arrow.Array) func(i int) string {
 	return col.ValueStr
 }
 
+// nulls returns a function reporting whether row i of col is NULL. An
+// array of Arrow's null type (SELECT NULL) has no validity bitmap, so its
+// IsNull says false; every one of its rows is NULL.
+func nulls(col arrow.Array) func(i int) bool {
+	if col.DataType().ID() == arrow.NULL {
+		return func(int) bool { return true }
+	}
+	return col.IsNull
+}
+
 // Float renders a float the way every format prints it: the shortest
 // digits that read back to the same value, in plain notation for ordinary
 // magnitudes. bits is 32 or 64.
@@ -164,7 +174,7 @@ func Date(d arrow.Date32) string {
 // whether it is NULL (then the text is "NULL"). It is meant for tests and
 // single values; writers render whole columns without per-value dispatch.
 func Value(col arrow.Array, i int) (string, bool) {
-	if col.IsNull(i) {
+	if nulls(col)(i) {
 		return "NULL", true
 	}
 	return render(col)(i), false
@@ -180,9 +190,9 @@ func Rows(b arrow.RecordBatch) [][]string {
 		out[r] = cells[r*int(b.NumCols()) : (r+1)*int(b.NumCols())]
 	}
 	for c, col := range b.Columns() {
-		f := render(col)
+		f, isNull := render(col), nulls(col)
 		for r := 0; r < n; r++ {
-			if col.IsNull(r) {
+			if isNull(r) {
 				out[r][c] = "NULL"
 			} else {
 				out[r][c] = f(r)
