@@ -1,8 +1,10 @@
 package exec
 
 import (
+	"context"
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"io"
 
 	"github.com/fsql-dev/fsql/exec/expr"
 	"testing"
@@ -71,4 +73,50 @@ func TestOperatorsWithRealExpressions(t *testing.T) {
 	v := &Values{Rows: [][]expr.Expr{{expr.NewLiteral(7, tInt64), expr.NewLiteral("s", tStr)}, {expr.Null(tInt64), expr.NewLiteral("t", tStr)}},
 		Types: []arrow.DataType{tInt64, tStr}}
 	wantRows(t, runRows(t, v), "7|s", "NULL|t")
+}
+
+// closeSpy records whether its stream was closed.
+type closeSpy struct {
+	Node
+	closed *bool
+}
+
+func (c closeSpy) Open(tc *TaskContext, in []Stream) (Stream, error) {
+	s, err := c.Node.Open(tc, in)
+	return spyStream{s, c.closed}, err
+}
+
+type spyStream struct {
+	Stream
+	closed *bool
+}
+
+func (s spyStream) Close() { *s.closed = true; s.Stream.Close() }
+
+func TestLimitClosesInputOnceSatisfied(t *testing.T) {
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer alloc.AssertSize(t, 0)
+	var closed bool
+	s := opSchema(fld("a", tInt64))
+	in := closeSpy{Node: src(t, s, []any{1}, []any{2}, []any{3}, []any{4}, []any{5}), closed: &closed}
+	st, err := openTree(newTC(alloc), &Limit{Child: in, N: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	rows := 0
+	for {
+		b, err := st.Next(context.Background())
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows += int(b.NumRows())
+		b.Release()
+	}
+	if rows != 3 || !closed {
+		t.Fatalf("rows %d, input closed %v", rows, closed)
+	}
 }
