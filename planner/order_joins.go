@@ -6,9 +6,9 @@ import (
 
 // orderJoins turns each MultiJoin into a left-deep tree of inner joins.
 // It starts from the input estimated largest (in a star query, the fact
-// table), then repeatedly joins the smallest input connected to what is
-// joined so far by a condition, so no cross product is formed where a join
-// predicate exists, and each join's build side (Right) is the smaller one.
+// table), then repeatedly joins the most selective input connected to what
+// is joined so far by an equality (else by any condition), so no cross
+// product is formed where a join predicate exists.
 // A projection on top restores the column order the query was bound with.
 type orderJoins struct{}
 
@@ -53,6 +53,7 @@ func orderMultiJoin(mj *MultiJoin) Plan {
 		e    expr.Expr
 		uses map[int]bool
 		used bool
+		equi bool // an equality between inputs: a hash join key
 	}
 	conds := make([]*cond, len(mj.Conds))
 	for i, c := range mj.Conds {
@@ -60,15 +61,28 @@ func orderMultiJoin(mj *MultiJoin) Plan {
 		for _, col := range expr.Columns(c) {
 			u[owner(col)] = true
 		}
-		conds[i] = &cond{e: c, uses: u}
+		call, isCall := c.(*expr.Call)
+		conds[i] = &cond{e: c, uses: u, equi: isCall && call.Fn == "=" && len(u) == 2}
 	}
 	est := make([]float64, n)
+	frac := make([]float64, n) // the fraction of its rows an input keeps
 	start := 0
 	for i, in := range mj.Inputs {
-		est[i] = Estimate(in).Rows
+		st := Estimate(in)
+		est[i], frac[i] = st.Rows, st.Rows/st.Base
 		if est[i] > est[start] {
 			start = i
 		}
+	}
+	// better: joining the input that keeps the smallest fraction of its
+	// rows first shrinks a star join's probe side fastest (the fraction is
+	// what a foreign-key join keeps of the other side); ties go to the
+	// smaller input, the cheaper build.
+	better := func(i, j int) bool {
+		if frac[i] != frac[j] {
+			return frac[i] < frac[j]
+		}
+		return est[i] < est[j]
 	}
 	joined := map[int]bool{start: true}
 	order := []int{start}
@@ -76,9 +90,9 @@ func orderMultiJoin(mj *MultiJoin) Plan {
 	pos := map[int]int{start: 0}
 	width := offsets[start+1] - offsets[start]
 	var tree Plan = mj.Inputs[start]
-	connected := func(i int) bool {
+	connected := func(i int, equiOnly bool) bool {
 		for _, c := range conds {
-			if !c.used && c.uses[i] {
+			if !c.used && c.uses[i] && (c.equi || !equiOnly) {
 				for o := range c.uses {
 					if joined[o] {
 						return true
@@ -90,12 +104,14 @@ func orderMultiJoin(mj *MultiJoin) Plan {
 	}
 	for len(order) < n {
 		next := -1
-		for _, want := range []bool{true, false} {
+		// Prefer an input joined by an equality (a hash join), then one
+		// joined by any condition, and only then a cross product.
+		for tier := 0; tier < 3; tier++ {
 			for i := 0; i < n; i++ {
-				if joined[i] || (want && !connected(i)) {
+				if joined[i] || (tier == 0 && !connected(i, true)) || (tier == 1 && !connected(i, false)) {
 					continue
 				}
-				if next < 0 || est[i] < est[next] {
+				if next < 0 || better(i, next) {
 					next = i
 				}
 			}

@@ -58,7 +58,7 @@ func (b *Binder) bindSelectCorr(sel *ast.SelectStmt, outer *scope) (*selectResul
 	}
 	defer b.popCTEs(sel.With)
 	if sel.Kind != ast.SelectStmtKindSelect {
-		return nil, fmt.Errorf("%w: %s statement", exec.ErrNotImplemented, sel.Kind)
+		return nil, fmt.Errorf("%w: %v statement", exec.ErrNotImplemented, sel.Kind)
 	}
 	if len(sel.WindowSpecs) > 0 {
 		return nil, fmt.Errorf("%w: named WINDOW clauses", exec.ErrNotImplemented)
