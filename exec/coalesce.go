@@ -11,62 +11,53 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
-// coalesceStream glues the small batches a key-group split leaves behind
-// (a 8K-row batch spread over 128 key groups is 64 rows per group) back
-// into batches of about target rows, so operators above an exchange work
-// on full batches. Batches of at least half the target pass through
-// untouched when nothing is pending.
-type coalesceStream struct {
-	in      Stream
-	schema  *arrow.Schema
+// batchGlue collects small batches until they make about target rows and
+// then concatenates them into one. Exchanges use it on both sides: a scan
+// of many small files yields tiny batches, and a key-group split turns an
+// 8K-row batch into ~64-row slices (128 key groups); hashing, splitting
+// and operating on such crumbs costs far more per row than on full
+// batches.
+type batchGlue struct {
 	alloc   memory.Allocator
 	target  int64
 	pending []arrow.RecordBatch
 	rows    int64
-	eof     bool
 }
 
-func newCoalesceStream(in Stream, schema *arrow.Schema, alloc memory.Allocator, target int) *coalesceStream {
+func newBatchGlue(alloc memory.Allocator, target int) *batchGlue {
 	if alloc == nil {
 		alloc = memory.DefaultAllocator
 	}
-	return &coalesceStream{in: in, schema: schema, alloc: alloc, target: int64(target)}
+	return &batchGlue{alloc: alloc, target: int64(target)}
 }
 
-func (c *coalesceStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
-	for !c.eof {
-		b, err := c.in.Next(ctx)
-		if errors.Is(err, io.EOF) {
-			c.eof = true
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		n := b.NumRows()
-		if n == 0 {
-			b.Release()
-			continue
-		}
-		if len(c.pending) == 0 && n >= c.target/2 {
-			return b, nil
-		}
-		c.pending = append(c.pending, b)
-		c.rows += n
-		if c.rows >= c.target {
-			return c.flush()
-		}
+// add takes ownership of b. It returns a batch when one is ready: b itself
+// if it is at least half the target and nothing is pending, else the glued
+// pending batches once they reach the target. Empty batches vanish.
+func (g *batchGlue) add(b arrow.RecordBatch) (arrow.RecordBatch, error) {
+	n := b.NumRows()
+	if n == 0 {
+		b.Release()
+		return nil, nil
 	}
-	if len(c.pending) == 0 {
-		return nil, io.EOF
+	if len(g.pending) == 0 && n >= g.target/2 {
+		return b, nil
 	}
-	return c.flush()
+	g.pending = append(g.pending, b)
+	g.rows += n
+	if g.rows >= g.target {
+		return g.flush()
+	}
+	return nil, nil
 }
 
-// flush concatenates the pending batches into one.
-func (c *coalesceStream) flush() (arrow.RecordBatch, error) {
-	pending := c.pending
-	c.pending, c.rows = nil, 0
+// flush glues whatever is pending; nil when nothing is.
+func (g *batchGlue) flush() (arrow.RecordBatch, error) {
+	pending := g.pending
+	g.pending, g.rows = nil, 0
+	if len(pending) == 0 {
+		return nil, nil
+	}
 	defer func() {
 		for _, b := range pending {
 			b.Release()
@@ -76,7 +67,7 @@ func (c *coalesceStream) flush() (arrow.RecordBatch, error) {
 		pending[0].Retain()
 		return pending[0], nil
 	}
-	// The batches' own schema, not the declared one: they are what gets
+	// The batches' own schema, not a declared one: they are what gets
 	// glued (and nullability flags may legitimately differ).
 	schema := pending[0].Schema()
 	ncols := len(schema.Fields())
@@ -90,12 +81,12 @@ func (c *coalesceStream) flush() (arrow.RecordBatch, error) {
 		for j, b := range pending {
 			parts[j] = b.Column(i)
 		}
-		col, err := array.Concatenate(parts, c.alloc)
+		col, err := array.Concatenate(parts, g.alloc)
 		if err != nil {
 			for _, x := range cols {
 				x.Release()
 			}
-			return nil, fmt.Errorf("%w: coalescing exchange batches: %v", ErrExecution, err)
+			return nil, fmt.Errorf("%w: gluing exchange batches: %v", ErrExecution, err)
 		}
 		cols = append(cols, col)
 	}
@@ -106,10 +97,49 @@ func (c *coalesceStream) flush() (arrow.RecordBatch, error) {
 	return out, nil
 }
 
-func (c *coalesceStream) Close() {
-	for _, b := range c.pending {
+// release drops pending batches (error and cancel paths).
+func (g *batchGlue) release() {
+	for _, b := range g.pending {
 		b.Release()
 	}
-	c.pending, c.rows = nil, 0
+	g.pending, g.rows = nil, 0
+}
+
+// coalesceStream is a Stream whose batches are its input's, glued to about
+// target rows.
+type coalesceStream struct {
+	in   Stream
+	glue *batchGlue
+	eof  bool
+}
+
+func newCoalesceStream(in Stream, alloc memory.Allocator, target int) *coalesceStream {
+	return &coalesceStream{in: in, glue: newBatchGlue(alloc, target)}
+}
+
+func (c *coalesceStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	for !c.eof {
+		b, err := c.in.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			c.eof = true
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		out, err := c.glue.add(b)
+		if out != nil || err != nil {
+			return out, err
+		}
+	}
+	out, err := c.glue.flush()
+	if out == nil && err == nil {
+		return nil, io.EOF
+	}
+	return out, err
+}
+
+func (c *coalesceStream) Close() {
+	c.glue.release()
 	c.in.Close()
 }

@@ -71,7 +71,7 @@ func TestCoalesceGluesSmallBatches(t *testing.T) {
 		add(7)
 	}
 	src := &batchListStream{bs: in}
-	c := newCoalesceStream(src, in[0].Schema(), mem, 50)
+	c := newCoalesceStream(src, mem, 50)
 	var sizes []int64
 	want := int64(0)
 	for {
@@ -119,7 +119,7 @@ func TestCoalesceCloseEarlyReleasesPending(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	src := &batchListStream{bs: []arrow.RecordBatch{coalesceTestBatch(mem, 0, 3), coalesceTestBatch(mem, 3, 3), coalesceTestBatch(mem, 6, 100)}}
-	c := newCoalesceStream(src, src.bs[0].Schema(), mem, 100)
+	c := newCoalesceStream(src, mem, 100)
 	b, err := c.Next(context.Background())
 	if err != nil {
 		t.Fatal(err)

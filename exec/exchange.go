@@ -313,10 +313,13 @@ type exchangeWriter struct {
 	counts []int
 	starts []int
 	idx    []int32
+	// glue gathers small input batches into full ones before they are
+	// split, so key-group slices are not crumbs of crumbs.
+	glue *batchGlue
 }
 
 func newExchangeWriter(buf *ExchangeBuffer, producer int, alloc memory.Allocator) *exchangeWriter {
-	w := &exchangeWriter{buf: buf, producer: producer, alloc: alloc, ectx: &expr.Context{Alloc: alloc}}
+	w := &exchangeWriter{buf: buf, producer: producer, alloc: alloc, ectx: &expr.Context{Alloc: alloc}, glue: newBatchGlue(alloc, BatchSize)}
 	if buf.Exchange.Kind == HashExchange {
 		w.counts = make([]int, buf.Subpartitions)
 		w.starts = make([]int, buf.Subpartitions)
@@ -324,12 +327,31 @@ func newExchangeWriter(buf *ExchangeBuffer, producer int, alloc memory.Allocator
 	return w
 }
 
-// Write routes b (owned by the writer from here on) into the buffer.
+// Write routes b (owned by the writer from here on) into the buffer; small
+// batches wait to be glued to others. Call Flush after the last Write and
+// Close on every path.
 func (w *exchangeWriter) Write(ctx context.Context, b arrow.RecordBatch) error {
-	if b.NumRows() == 0 {
-		b.Release()
-		return nil
+	full, err := w.glue.add(b)
+	if full == nil || err != nil {
+		return err
 	}
+	return w.route(ctx, full)
+}
+
+// Flush routes the batches still waiting to be glued.
+func (w *exchangeWriter) Flush(ctx context.Context) error {
+	full, err := w.glue.flush()
+	if full == nil || err != nil {
+		return err
+	}
+	return w.route(ctx, full)
+}
+
+// Close drops batches still waiting (error and cancel paths).
+func (w *exchangeWriter) Close() { w.glue.release() }
+
+// route stores one full batch, which it owns.
+func (w *exchangeWriter) route(ctx context.Context, b arrow.RecordBatch) error {
 	if w.buf.Exchange.Kind != HashExchange {
 		return w.buf.write(w.producer, 0, b, batchBytes(b))
 	}
@@ -471,7 +493,7 @@ func openExchangeSource(buf *ExchangeBuffer, tc *TaskContext) Stream {
 		start, end = keygroup.Range(buf.Subpartitions, tc.Parallelism, tc.Task)
 	}
 	src := &exchangeSource{r: buf.store.Open(start, end)}
-	return newCoalesceStream(src, buf.Exchange.Schema(), tc.Alloc, BatchSize)
+	return newCoalesceStream(src, tc.Alloc, BatchSize)
 }
 
 // batchBytes is the number of bytes in the buffers b references, each

@@ -33,6 +33,19 @@ func TestExchangeWriterSplitsByKeyGroup(t *testing.T) {
 		if err := w.Write(context.Background(), coalesceTestBatch(mem, 0, 0)); err != nil {
 			t.Fatal(err)
 		}
+		if err := w.Flush(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		w.Close()
+	}
+	// The three small batches of a producer were glued before the split:
+	// one slice per key group per producer.
+	for p := 0; p < producers; p++ {
+		for kg := 0; kg < maxP; kg++ {
+			if n := len(buf.store.(*memStore).batches[p][kg]); n > 1 {
+				t.Fatalf("producer %d key group %d holds %d batches, want the inputs glued into 1", p, kg, n)
+			}
+		}
 	}
 	if buf.TotalRows() != 600 {
 		t.Fatalf("rows %d", buf.TotalRows())
@@ -136,6 +149,9 @@ func TestBroadcastBufferRetainsPerReader(t *testing.T) {
 	if err := w.Write(context.Background(), coalesceTestBatch(mem, 0, 10)); err != nil {
 		t.Fatal(err)
 	}
+	if err := w.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	var held []arrow.RecordBatch
 	for task := 0; task < 3; task++ {
 		src := openExchangeSource(buf, &TaskContext{Alloc: mem, Task: task, Parallelism: 3})
@@ -182,6 +198,9 @@ func BenchmarkHashExchange(b *testing.B) {
 			if err := w.Write(context.Background(), rb); err != nil {
 				b.Fatal(err)
 			}
+		}
+		if err := w.Flush(context.Background()); err != nil {
+			b.Fatal(err)
 		}
 		src := openExchangeSource(buf, &TaskContext{Alloc: mem, Task: 0, Parallelism: 1})
 		for {

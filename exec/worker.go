@@ -79,6 +79,7 @@ func (w *Worker) run(ctx context.Context, r *attemptRun) (err error) {
 	var writer *exchangeWriter
 	if r.out != nil {
 		writer = newExchangeWriter(r.out, r.tc.Task, r.tc.Alloc)
+		defer writer.Close()
 	}
 	stage := r.att.Task.Stage
 	for {
@@ -87,6 +88,9 @@ func (w *Worker) run(ctx context.Context, r *attemptRun) (err error) {
 		}
 		b, err := stream.Next(ctx)
 		if errors.Is(err, io.EOF) {
+			if writer != nil {
+				return writer.Flush(ctx)
+			}
 			return nil
 		}
 		if err != nil {
