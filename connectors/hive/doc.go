@@ -7,6 +7,14 @@
 // footers of one table on first use, checks that every file agrees on the
 // schema, and keeps the row-group statistics that pruning needs.
 //
+// A partition column's type comes from all of its folder values (NULLs
+// aside): INT when every value is an integer that fits in 32 bits, BIGINT
+// when they are integers but some do not fit, DATE when every value is
+// YYYY-MM-DD, VARCHAR otherwise. File columns map from Parquet as INT32 →
+// INT, INT64 → BIGINT, INT32/DATE → DATE, DECIMAL (on INT32, INT64 or byte
+// arrays) → Decimal128, BYTE_ARRAY → VARCHAR, FLOAT and DOUBLE → DOUBLE,
+// BOOLEAN → BOOLEAN; anything else is ErrUnsupported.
+//
 // FileReader decodes Parquet pages straight into Arrow buffers, a page at a
 // time through parquet-go's typed page data and definition levels, never a
 // row or an interface value at a time. Partition columns come out as
