@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -91,24 +92,28 @@ func (e *Exchange) Open(*TaskContext, []Stream) (Stream, error) {
 	return nil, fmt.Errorf("%w: an Exchange was opened as an operator; run plans with exec.Run, which cuts them into stages", ErrInternal)
 }
 
-// SubpartitionStore holds an exchange's data: for every producer task, one
-// list of batches per subpartition (a key group for hash exchanges, the
-// single subpartition 0 otherwise).
+// SubpartitionStore holds an exchange's data: for every producer task, a
+// list of batches whose rows are sorted by subpartition (a key group for
+// hash exchanges, the single subpartition 0 otherwise). Keeping a split
+// batch whole, rather than one slice per key group, means a consumer reads
+// one contiguous slice per batch for its whole key-group range.
 //
 // Today's store keeps batches in memory and is read only after every
 // producer finished (blocking shuffle). The interface is what a hybrid
 // shuffle (readers following live producers) or a store spilling to Arrow
-// IPC files implements instead.
+// IPC files (one record per batch, the bounds beside it) implements.
 type SubpartitionStore interface {
-	// Write appends b to subpartition sub of producer; the store takes
-	// ownership of b. Each producer writes from one goroutine; different
-	// producers write concurrently.
-	Write(producer, sub int, b arrow.RecordBatch) error
+	// Write appends b to producer's output; the store takes ownership of
+	// b, subs and ends. subs lists, ascending, the subpartitions with rows
+	// in b; rows [ends[i-1], ends[i]) belong to subs[i] (from 0 for i = 0).
+	// Each producer writes from one goroutine; different producers write
+	// concurrently.
+	Write(producer int, b arrow.RecordBatch, subs, ends []int32) error
 	// FinishProducer says producer wrote everything.
 	FinishProducer(producer int)
 	// Open reads subpartitions start..end (inclusive) of every producer,
-	// producer by producer. Every reader gets its own reference to each
-	// batch, so several consumers may read the same subpartitions.
+	// producer by producer, batch by batch. Every reader gets its own
+	// reference to each batch, so several consumers may read the same data.
 	Open(start, end int) SubpartitionReader
 	// Release drops every batch. Readers must be closed first.
 	Release()
@@ -121,36 +126,51 @@ type SubpartitionReader interface {
 	Close()
 }
 
+// storedBatch is one batch sorted by subpartition, with its bounds.
+type storedBatch struct {
+	b          arrow.RecordBatch
+	subs, ends []int32
+}
+
+// rows is the row range of subpartitions start..end in the batch.
+func (sb *storedBatch) rows(start, end int) (from, to int64) {
+	i0 := sort.Search(len(sb.subs), func(i int) bool { return int(sb.subs[i]) >= start })
+	i1 := sort.Search(len(sb.subs), func(i int) bool { return int(sb.subs[i]) > end })
+	if i0 >= i1 {
+		return 0, 0
+	}
+	if i0 > 0 {
+		from = int64(sb.ends[i0-1])
+	}
+	return from, int64(sb.ends[i1-1])
+}
+
 // memStore is the in-memory SubpartitionStore.
 type memStore struct {
 	mu       sync.Mutex
-	batches  [][][]arrow.RecordBatch // [producer][sub]
+	batches  [][]storedBatch // [producer]
 	released bool
 }
 
-func newMemStore(producers, subs int) *memStore {
-	s := &memStore{batches: make([][][]arrow.RecordBatch, producers)}
-	for p := range s.batches {
-		s.batches[p] = make([][]arrow.RecordBatch, subs)
-	}
-	return s
+func newMemStore(producers int) *memStore {
+	return &memStore{batches: make([][]storedBatch, producers)}
 }
 
-func (s *memStore) Write(producer, sub int, b arrow.RecordBatch) error {
+func (s *memStore) Write(producer int, b arrow.RecordBatch, subs, ends []int32) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.released {
 		b.Release()
 		return fmt.Errorf("%w: write to a released exchange", ErrInternal)
 	}
-	s.batches[producer][sub] = append(s.batches[producer][sub], b)
+	s.batches[producer] = append(s.batches[producer], storedBatch{b: b, subs: subs, ends: ends})
 	return nil
 }
 
 func (s *memStore) FinishProducer(int) {}
 
 func (s *memStore) Open(start, end int) SubpartitionReader {
-	return &memReader{s: s, start: start, end: end, sub: start}
+	return &memReader{s: s, start: start, end: end}
 }
 
 func (s *memStore) Release() {
@@ -160,22 +180,21 @@ func (s *memStore) Release() {
 		return
 	}
 	s.released = true
-	for _, subs := range s.batches {
-		for _, bs := range subs {
-			for _, b := range bs {
-				b.Release()
-			}
+	for _, bs := range s.batches {
+		for _, sb := range bs {
+			sb.b.Release()
 		}
 	}
 	s.batches = nil
 }
 
-// memReader walks producer-major, then subpartition, then batch.
+// memReader walks producer by producer, batch by batch, handing out the
+// slice of each batch that holds its subpartition range.
 type memReader struct {
-	s                  *memStore
-	start, end         int
-	producer, sub, idx int
-	closed             bool
+	s             *memStore
+	start, end    int
+	producer, idx int
+	closed        bool
 }
 
 func (r *memReader) Next(ctx context.Context) (arrow.RecordBatch, error) {
@@ -188,20 +207,24 @@ func (r *memReader) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		return nil, io.EOF
 	}
 	for r.producer < len(r.s.batches) {
-		if r.sub > r.end {
+		bs := r.s.batches[r.producer]
+		if r.idx >= len(bs) {
 			r.producer++
-			r.sub, r.idx = r.start, 0
+			r.idx = 0
 			continue
 		}
-		bs := r.s.batches[r.producer][r.sub]
-		if r.idx < len(bs) {
-			b := bs[r.idx]
-			r.idx++
-			b.Retain()
-			return b, nil
+		sb := &bs[r.idx]
+		r.idx++
+		from, to := sb.rows(r.start, r.end)
+		switch {
+		case from == to:
+			continue
+		case from == 0 && to == sb.b.NumRows():
+			sb.b.Retain()
+			return sb.b, nil
+		default:
+			return sb.b.NewSlice(from, to), nil
 		}
-		r.sub++
-		r.idx = 0
 	}
 	return nil, io.EOF
 }
@@ -233,7 +256,7 @@ type ExchangeBuffer struct {
 func newExchangeBuffer(ex *Exchange, subs, producers int, budget *MemoryBudget) *ExchangeBuffer {
 	b := &ExchangeBuffer{
 		Exchange: ex, Subpartitions: subs, Producers: producers,
-		store: newMemStore(producers, subs), budget: budget,
+		store: newMemStore(producers), budget: budget,
 		rows: make([][]int64, producers), bytes: make([][]int64, producers),
 	}
 	for p := 0; p < producers; p++ {
@@ -243,16 +266,31 @@ func newExchangeBuffer(ex *Exchange, subs, producers int, budget *MemoryBudget) 
 	return b
 }
 
-// write stores b for (producer, sub), charging n bytes to the budget.
-func (b *ExchangeBuffer) write(producer, sub int, rb arrow.RecordBatch, n int64) error {
+// write stores rb for producer, charging its bytes to the budget. counts
+// holds the rows of each subpartition listed in subs (ends as in
+// SubpartitionStore.Write); the bytes are spread over them by row count for
+// the per-subpartition counters.
+func (b *ExchangeBuffer) write(producer int, rb arrow.RecordBatch, subs, ends []int32) error {
+	n := batchBytes(rb)
 	if err := b.budget.Reserve("shuffle", n); err != nil {
 		rb.Release()
 		return err
 	}
 	b.held.Add(n)
-	b.rows[producer][sub] += rb.NumRows()
-	b.bytes[producer][sub] += n
-	return b.store.Write(producer, sub, rb)
+	rows := rb.NumRows()
+	prev, charged := int32(0), int64(0)
+	for i, sub := range subs {
+		r := int64(ends[i] - prev)
+		prev = ends[i]
+		nb := n * r / rows
+		if i == len(subs)-1 {
+			nb = n - charged
+		}
+		charged += nb
+		b.rows[producer][sub] += r
+		b.bytes[producer][sub] += nb
+	}
+	return b.store.Write(producer, rb, subs, ends)
 }
 
 // Release drops the buffered batches and gives their bytes back; safe to
@@ -353,13 +391,13 @@ func (w *exchangeWriter) Close() { w.glue.release() }
 // route stores one full batch, which it owns.
 func (w *exchangeWriter) route(ctx context.Context, b arrow.RecordBatch) error {
 	if w.buf.Exchange.Kind != HashExchange {
-		return w.buf.write(w.producer, 0, b, batchBytes(b))
+		return w.buf.write(w.producer, b, []int32{0}, []int32{int32(b.NumRows())})
 	}
 	return w.writeHash(ctx, b)
 }
 
 // writeHash computes each row's key group, reorders the batch by key group
-// with one Take, and stores one zero-copy slice per key group present.
+// with one Take, and stores it whole with the row bounds of each key group.
 func (w *exchangeWriter) writeHash(ctx context.Context, b arrow.RecordBatch) error {
 	defer b.Release()
 	n := int(b.NumRows())
@@ -411,27 +449,17 @@ func (w *exchangeWriter) writeHash(ctx context.Context, b arrow.RecordBatch) err
 		sorted = taken
 		defer taken.Release()
 	}
-	total := batchBytes(sorted)
-	charged := int64(0)
-	off := 0
+	var subs, ends []int32
+	end := int32(0)
 	for kg, c := range w.counts {
-		if c == 0 {
-			continue
+		if c > 0 {
+			end += int32(c)
+			subs = append(subs, int32(kg))
+			ends = append(ends, end)
 		}
-		// Slices share the sorted batch's buffers, so its bytes are spread
-		// over them by row count; the last slice takes the remainder.
-		nb := total * int64(c) / int64(n)
-		if off+c == n {
-			nb = total - charged
-		}
-		charged += nb
-		slice := sorted.NewSlice(int64(off), int64(off+c))
-		if err := w.buf.write(w.producer, kg, slice, nb); err != nil {
-			return err
-		}
-		off += c
 	}
-	return nil
+	sorted.Retain() // the buffer's reference; the deferred releases drop ours
+	return w.buf.write(w.producer, sorted, subs, ends)
 }
 
 // takeBatch gathers rows idx of b into a new batch allocated from alloc.

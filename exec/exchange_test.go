@@ -38,13 +38,11 @@ func TestExchangeWriterSplitsByKeyGroup(t *testing.T) {
 		}
 		w.Close()
 	}
-	// The three small batches of a producer were glued before the split:
-	// one slice per key group per producer.
+	// The three small batches of a producer were glued before the split,
+	// and the split batch is stored whole.
 	for p := 0; p < producers; p++ {
-		for kg := 0; kg < maxP; kg++ {
-			if n := len(buf.store.(*memStore).batches[p][kg]); n > 1 {
-				t.Fatalf("producer %d key group %d holds %d batches, want the inputs glued into 1", p, kg, n)
-			}
+		if n := len(buf.store.(*memStore).batches[p]); n != 1 {
+			t.Fatalf("producer %d stored %d batches, want its inputs glued into 1", p, n)
 		}
 	}
 	if buf.TotalRows() != 600 {
