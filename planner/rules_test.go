@@ -1,0 +1,133 @@
+package planner_test
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/fsql-dev/fsql/connectors/hive"
+	"github.com/fsql-dev/fsql/internal/slt"
+	"github.com/fsql-dev/fsql/planner"
+	"github.com/fsql-dev/fsql/sql"
+)
+
+func catalog(t *testing.T) *hive.Catalog {
+	t.Helper()
+	f, err := os.Open("testdata/tables.slt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	file, err := slt.Parse("tables.slt", f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := slt.WriteTables(dir, file.Tables()); err != nil {
+		t.Fatal(err)
+	}
+	cat, err := hive.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cat
+}
+
+func optimize(t *testing.T, cat *hive.Catalog, q string) string {
+	t.Helper()
+	stmts, err := sql.Parse(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := sql.NewBinder(cat).Bind(stmts[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := planner.Optimize(st.Plan, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return planner.Format(p)
+}
+
+// Each case lists lines the optimized plan must contain and lines it must
+// not: the rules' observable effects.
+func TestRules(t *testing.T) {
+	cat := catalog(t)
+	cases := []struct {
+		name, query string
+		want, not   []string
+	}{
+		{
+			name:  "filter pushed into the scan",
+			query: "select name from l where lv > 15",
+			want:  []string{"Scan l [name, lv] filters [(l.lv > 15)]"},
+			not:   []string{"Filter"},
+		},
+		{
+			name:  "ON predicate of the preserved side stays on the outer join",
+			query: "select * from l left join r on l.id = r.id and l.lv > 15",
+			want:  []string{"Join left on ((l.id = r.id) AND (l.lv > 15))", "Scan l [id, name, lv]"},
+			not:   []string{"Scan l [id, name, lv] filters"},
+		},
+		{
+			name:  "ON predicate of the optional side goes below the outer join",
+			query: "select * from l left join r on l.id = r.id and r.w > 150",
+			want:  []string{"Join left on (l.id = r.id)", "Scan r [id, rv, w] filters [(r.w > 150)]"},
+		},
+		{
+			name:  "null-rejecting WHERE turns the outer join inner",
+			query: "select * from l left join r on l.id = r.id where r.w > 150",
+			want:  []string{"Join inner on (l.id = r.id)", "filters [(r.w > 150)]"},
+			not:   []string{"Join left"},
+		},
+		{
+			name:  "IS NULL on the optional side keeps the outer join",
+			query: "select * from l left join r on l.id = r.id where r.w is null",
+			want:  []string{"Join left on (l.id = r.id)", "Filter (r.w IS NULL)"},
+		},
+		{
+			name:  "comma joins are ordered without a cross product",
+			query: "select * from a, b, c where a.x = c.x and c.y = b.y",
+			not:   []string{"(cross)", "MultiJoin"},
+		},
+		{
+			name:  "static partition pruning",
+			query: "select v from p where k = 2",
+			want:  []string{"partitions 1/3"},
+		},
+		{
+			name:  "columns nobody reads are not scanned",
+			query: "select count(*) from r where w > 1",
+			want:  []string{"Scan r [w] filters"},
+		},
+		{
+			name:  "filter on a group key goes below the aggregate",
+			query: "select id, count(*) from r group by id having id > 1",
+			want:  []string{"Scan r [id] filters [(r.id > 1)]"},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			plan := optimize(t, cat, c.query)
+			for _, w := range c.want {
+				if !strings.Contains(plan, w) {
+					t.Errorf("plan lacks %q:\n%s", w, plan)
+				}
+			}
+			for _, n := range c.not {
+				if strings.Contains(plan, n) {
+					t.Errorf("plan has %q:\n%s", n, plan)
+				}
+			}
+		})
+	}
+}
+
+func TestRuleNames(t *testing.T) {
+	got := strings.Join(planner.RuleNames(), ",")
+	want := "fold_constants,push_down_filters,order_joins,prune_columns,prune_partitions"
+	if got != want {
+		t.Fatalf("rules %s, want %s", got, want)
+	}
+}
