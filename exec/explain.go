@@ -57,11 +57,15 @@ func explainStageHeader(sb *strings.Builder, st *Stage, producer map[*Exchange]*
 		fmt.Fprintf(sb, " <- reads %s", strings.Join(reads, ", "))
 	}
 	if len(st.DependsOn) > 0 {
+		dyn := dynamicFilterDeps(st)
 		ids := make([]string, len(st.DependsOn))
 		for i, d := range st.DependsOn {
 			ids[i] = fmt.Sprintf("Stage %d", d.ID)
+			if dyn[d] {
+				ids[i] += " (dynamic filter)"
+			}
 		}
-		fmt.Fprintf(sb, " after %s", strings.Join(ids, ", "))
+		fmt.Fprintf(sb, " waits for %s", strings.Join(ids, ", "))
 	}
 	sb.WriteString("\n")
 	if analyze {
@@ -85,12 +89,35 @@ func explainStageHeader(sb *strings.Builder, st *Stage, producer map[*Exchange]*
 			fmt.Fprintf(sb, " slowest-task=%s", fmtDuration(slow))
 		}
 		sb.WriteString("\n")
+		explainAdaptive(sb, st)
+	}
+}
+
+// explainAdaptive prints the scheduler's run-time decisions for a stage:
+// its parallelism and why, the bytes each task read, split key groups and
+// a switched join.
+func explainAdaptive(sb *strings.Builder, st *Stage) {
+	if st.Decision != nil {
+		fmt.Fprintf(sb, "  decided: %s\n", st.Decision)
+	}
+	if len(st.TaskBytes) > 0 {
+		lo, med, hi := spread(st.TaskBytes)
+		fmt.Fprintf(sb, "  key-group ranges: %d tasks balanced by bytes, bytes per task min=%s median=%s max=%s\n", len(st.TaskBytes), fmtBytes(lo), fmtBytes(med), fmtBytes(hi))
+	}
+	for _, sp := range st.SkewSplits {
+		fmt.Fprintf(sb, "  skew: %s\n", sp)
+	}
+	if st.Switch != "" {
+		fmt.Fprintf(sb, "  %s\n", st.Switch)
 	}
 }
 
 // exchangeRouting describes how an exchange routes rows, with the key
 // groups actually used when the run resolved them.
 func exchangeRouting(ex *Exchange, buf *ExchangeBuffer) string {
+	if buf != nil && buf.forward {
+		return "forward, not shuffled (run-time broadcast switch)"
+	}
 	switch ex.Kind {
 	case HashExchange:
 		keys := make([]string, len(ex.Keys))
@@ -126,15 +153,27 @@ func explainNode(sb *strings.Builder, n Node, depth int, stats *QueryStats, prod
 		st := stats.For(n)
 		fmt.Fprintf(sb, "  [rows=%d batches=%d bytes=%s time=%s", st.Rows.Load(), st.Batches.Load(), fmtBytes(st.Bytes.Load()), fmtDuration(time.Duration(st.Nanos.Load())))
 		notes := st.Notes()
+		var ledger string
+		var inLedger map[string]bool
+		if sc, ok := n.(*Scan); ok && sc.Dynamic != nil {
+			ledger, inLedger = dynamicLedger(notes)
+		}
 		keys := make([]string, 0, len(notes))
 		for k := range notes {
-			keys = append(keys, k)
+			if !inLedger[k] {
+				keys = append(keys, k)
+			}
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
 			fmt.Fprintf(sb, " %s=%d", k, notes[k])
 		}
 		sb.WriteString("]")
+		if ledger != "" {
+			sb.WriteString("\n")
+			sb.WriteString(strings.Repeat("  ", depth+2))
+			sb.WriteString(ledger)
+		}
 	}
 	sb.WriteString("\n")
 	if isExchange {

@@ -31,6 +31,11 @@ type Scan struct {
 	KeepRowGroup func(f *hive.File, rg int) bool
 	// Label is extra text for EXPLAIN, such as the pushed predicates.
 	Label string
+	// Dynamic, when set, prunes partitions, row groups and rows further
+	// with join keys collected at run time (see dynamic_pruning.go). Each
+	// task asks it once, before reading, so the stage holding the scan
+	// must wait for the collectors (an OrderEnforce above the scan).
+	Dynamic DynamicPruner
 }
 
 // Split is the unit of scan work: one file and the row groups to read.
@@ -79,6 +84,10 @@ func (s *Scan) String() string {
 		b.WriteString(" ")
 		b.WriteString(s.Label)
 	}
+	if s.Dynamic != nil {
+		b.WriteString(" ")
+		b.WriteString(s.Dynamic.String())
+	}
 	b.WriteString(")")
 	return b.String()
 }
@@ -91,14 +100,37 @@ func (s *Scan) partitions() []*hive.Partition {
 }
 
 // Splits lists one split per file of the surviving partitions, in
-// partition and file order, with the row groups KeepRowGroup keeps.
-func (s *Scan) Splits() []Split {
+// partition and file order, with the row groups KeepRowGroup keeps. A
+// dynamic filter is not applied: it is only known at run time.
+func (s *Scan) Splits() []Split { return s.splits(nil) }
+
+// splits lists the splits with a dynamic pruning decision applied when dp
+// is set: files of partitions it dropped stay listed with no row groups
+// (so the ledger counts them), and its KeepRowGroup is intersected with
+// the static one.
+func (s *Scan) splits(dp *DynamicPruning) []Split {
+	var kept map[*hive.Partition]bool
+	var dynKeep func(*hive.File, int) bool
+	if dp != nil {
+		kept = make(map[*hive.Partition]bool, len(dp.Partitions))
+		for _, p := range dp.Partitions {
+			kept[p] = true
+		}
+		dynKeep = dp.KeepRowGroup
+	}
 	var out []Split
 	for _, p := range s.partitions() {
+		pruned := kept != nil && !kept[p]
 		for _, f := range p.Files {
 			sp := Split{Partition: p, File: f, RowGroups: make([]int, 0, len(f.RowGroups))}
 			for rg := range f.RowGroups {
+				if pruned {
+					break
+				}
 				if s.KeepRowGroup != nil && !s.KeepRowGroup(f, rg) {
+					continue
+				}
+				if dynKeep != nil && !dynKeep(f, rg) {
 					continue
 				}
 				sp.RowGroups = append(sp.RowGroups, rg)
@@ -170,7 +202,15 @@ func (s *Scan) Open(tc *TaskContext, inputs []Stream) (Stream, error) {
 	if p < 1 {
 		p, task = 1, 0
 	}
-	all := s.Splits()
+	st := &scanStream{s: s, tc: tc, first: task == 0, p: p, task: task}
+	if s.Dynamic == nil {
+		st.splits = mySplits(s.Splits(), p, task)
+	}
+	return st, nil
+}
+
+// mySplits is task's share of all.
+func mySplits(all []Split, p, task int) []Split {
 	owner := AssignSplits(all, p)
 	var mine []Split
 	for i, sp := range all {
@@ -178,13 +218,15 @@ func (s *Scan) Open(tc *TaskContext, inputs []Stream) (Stream, error) {
 			mine = append(mine, sp)
 		}
 	}
-	return &scanStream{s: s, tc: tc, splits: mine, first: task == 0}, nil
+	return mine
 }
 
 type scanStream struct {
-	s      *Scan
-	tc     *TaskContext
-	splits []Split
+	s       *Scan
+	tc      *TaskContext
+	p, task int
+	splits  []Split
+	dp      *DynamicPruning // set once a dynamic scan asked its pruner
 	first  bool // task 0 notes the per-scan counters
 	noted  bool
 	pos    int // next split to open
@@ -198,6 +240,15 @@ func (st *scanStream) note() {
 	if st.first {
 		stats.Note("partitions", int64(len(st.s.partitions())))
 		stats.Note("partitions_total", int64(len(st.s.Table.Partitions)))
+		if st.dp != nil {
+			stats.Note("partitions_kept", int64(len(st.dp.Partitions)))
+			for k, v := range st.dp.Ledger {
+				if !strings.HasPrefix(k, "dpp_") {
+					k = "dpp_" + k
+				}
+				stats.Note(k, v)
+			}
+		}
 	}
 	for _, sp := range st.splits {
 		stats.Note("row_groups_total", int64(len(sp.File.RowGroups)))
@@ -212,9 +263,37 @@ func (st *scanStream) note() {
 
 func (st *scanStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	if !st.noted {
+		if st.s.Dynamic != nil && !st.closed {
+			if err := st.pruneDynamic(ctx); err != nil {
+				return nil, err
+			}
+		}
 		st.noted = true
 		st.note()
 	}
+	if st.dp == nil {
+		return st.next(ctx)
+	}
+	if st.dp.RowFilter == nil {
+		b, err := st.next(ctx)
+		if b != nil {
+			st.tc.Stats.For(st.s).Note("rows_kept", b.NumRows())
+		}
+		return b, err
+	}
+	for {
+		b, err := st.next(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out, err := st.rowFilter(b)
+		if err != nil || out != nil {
+			return out, err
+		}
+	}
+}
+
+func (st *scanStream) next(ctx context.Context) (arrow.RecordBatch, error) {
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -241,6 +320,9 @@ func (st *scanStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		}
 		b, err := st.cur.Next(ctx)
 		if err == nil {
+			if st.dp != nil {
+				st.tc.Stats.For(st.s).Note("rows_read", b.NumRows())
+			}
 			return b, nil
 		}
 		sp := st.curSp
