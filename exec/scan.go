@@ -227,12 +227,12 @@ type scanStream struct {
 	p, task int
 	splits  []Split
 	dp      *DynamicPruning // set once a dynamic scan asked its pruner
-	first  bool // task 0 notes the per-scan counters
-	noted  bool
-	pos    int // next split to open
-	cur    *hive.FileReader
-	curSp  *Split
-	closed bool
+	first   bool            // task 0 notes the per-scan counters
+	noted   bool
+	pos     int // next split to open
+	cur     *hive.FileReader
+	curSp   *Split
+	closed  bool
 }
 
 func (st *scanStream) note() {
