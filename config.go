@@ -32,6 +32,30 @@ type Config struct {
 	// DynamicFiltering turns dynamic partition pruning on
 	// (table.optimizer.dynamic-filtering.enabled). Default true.
 	DynamicFiltering bool
+
+	// Adaptive decides each stage's parallelism from the bytes of its
+	// inputs when the stage is scheduled
+	// (execution.batch.adaptive.auto-parallelism.enabled). With it on,
+	// Parallelism is ignored and MaxParallelism gives way to
+	// AdaptiveMaxParallelism as the key-group count. Default true.
+	Adaptive bool
+	// AdaptiveBytesPerTask is the input volume one task should get
+	// (execution.batch.adaptive.auto-parallelism.avg-data-volume-per-task).
+	// Default 16 MiB, Flink's.
+	AdaptiveBytesPerTask int64
+	// AdaptiveMinParallelism and AdaptiveMaxParallelism clamp the decided
+	// parallelism (execution.batch.adaptive.auto-parallelism.min-parallelism,
+	// ...max-parallelism). Defaults 1 and 128. The max is also the number of
+	// key groups of every hash exchange while Adaptive is on.
+	AdaptiveMinParallelism int
+	AdaptiveMaxParallelism int
+	// SkewFactor and SkewThreshold: a key group of a hash join whose bytes
+	// exceed both SkewFactor times the median key group and SkewThreshold
+	// is split across several tasks
+	// (execution.batch.adaptive.skewed-join-optimization.skewed-factor,
+	// ...skewed-threshold). Defaults 4 and 256 MiB.
+	SkewFactor    float64
+	SkewThreshold int64
 }
 
 // DefaultConfig returns the defaults documented on each field.
@@ -43,6 +67,13 @@ func DefaultConfig() Config {
 		MemoryBudget:       8 << 30,
 		BroadcastThreshold: 10 << 20,
 		DynamicFiltering:   true,
+
+		Adaptive:               true,
+		AdaptiveBytesPerTask:   16 << 20,
+		AdaptiveMinParallelism: 1,
+		AdaptiveMaxParallelism: 128,
+		SkewFactor:             4,
+		SkewThreshold:          256 << 20,
 	}
 }
 
@@ -74,6 +105,42 @@ var configKeys = map[string]configKey{
 		}
 		c.DynamicFiltering = b
 		return nil
+	}},
+	"execution.batch.adaptive.auto-parallelism.enabled": {"decide each stage's parallelism from its input bytes (parallelism.default is then ignored)", func(c *Config, v string) error {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("want true or false, got %q", v)
+		}
+		c.Adaptive = b
+		return nil
+	}},
+	"execution.batch.adaptive.auto-parallelism.avg-data-volume-per-task": {"input bytes one task should get", func(c *Config, v string) error {
+		var n int64
+		if err := setBytes(&n, v); err != nil {
+			return err
+		}
+		if n < 1 {
+			return fmt.Errorf("want a positive byte size, got %q", v)
+		}
+		c.AdaptiveBytesPerTask = n
+		return nil
+	}},
+	"execution.batch.adaptive.auto-parallelism.min-parallelism": {"lowest decided parallelism", func(c *Config, v string) error {
+		return setInt(&c.AdaptiveMinParallelism, v, 1, 32768)
+	}},
+	"execution.batch.adaptive.auto-parallelism.max-parallelism": {"highest decided parallelism; the key-group count while adaptive", func(c *Config, v string) error {
+		return setInt(&c.AdaptiveMaxParallelism, v, 1, 32768)
+	}},
+	"execution.batch.adaptive.skewed-join-optimization.skewed-factor": {"a join key group this many times the median is skewed", func(c *Config, v string) error {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f < 1 {
+			return fmt.Errorf("want a number of at least 1, got %q", v)
+		}
+		c.SkewFactor = f
+		return nil
+	}},
+	"execution.batch.adaptive.skewed-join-optimization.skewed-threshold": {"a join key group must also be larger than this to be skewed", func(c *Config, v string) error {
+		return setBytes(&c.SkewThreshold, v)
 	}},
 }
 

@@ -22,7 +22,11 @@ import (
 // Open returns an engine over dir, a folder with one sub-folder per table
 // (Parquet files directly inside, or under Hive key=value/ folders).
 func Open(dir string, cfg Config) (*Engine, error) {
-	if err := keygroup.Check(cfg.Parallelism, cfg.MaxParallelism); err != nil {
+	p, kg := cfg.Parallelism, cfg.MaxParallelism
+	if cfg.Adaptive { // parallelism.default is ignored; the key groups are the adaptive max
+		p, kg = cfg.AdaptiveMinParallelism, cfg.AdaptiveMaxParallelism
+	}
+	if err := keygroup.Check(p, kg); err != nil {
 		return nil, fmt.Errorf("%w: %v", exec.ErrPlan, err)
 	}
 	cat, err := hive.Open(dir)
@@ -70,11 +74,12 @@ func (e *Engine) Query(ctx context.Context, query string) (*Rows, error) {
 	mem := exec.NewMemoryBudget(e.cfg.MemoryBudget)
 	run, err := exec.Run(ctx, root, exec.RunConfig{
 		Parallelism:    e.cfg.Parallelism,
-		MaxParallelism: e.cfg.MaxParallelism,
+		MaxParallelism: e.keyGroups(),
 		Slots:          e.cfg.Slots,
 		Alloc:          e.alloc,
 		Memory:         mem,
 		Stats:          stats,
+		Adaptive:       e.adaptiveConfig(),
 	})
 	if err != nil {
 		return nil, err
@@ -101,6 +106,29 @@ func (e *Engine) Query(ctx context.Context, query string) (*Rows, error) {
 	r := &Rows{schema: renamed(run.Schema(), st.Names), next: run.Next, close: run.Close, ctx: ctx}
 	r.stats, r.root = stats, root
 	return r, nil
+}
+
+// keyGroups is the key-group count of every hash exchange, fixed at plan
+// time: the adaptive max parallelism while adaptive scheduling is on (so
+// any decided parallelism fits), else pipeline.max-parallelism.
+func (e *Engine) keyGroups() int {
+	if e.cfg.Adaptive {
+		return e.cfg.AdaptiveMaxParallelism
+	}
+	return e.cfg.MaxParallelism
+}
+
+// adaptiveConfig is the scheduler's part of Config.
+func (e *Engine) adaptiveConfig() exec.AdaptiveConfig {
+	return exec.AdaptiveConfig{
+		Enabled:            e.cfg.Adaptive,
+		BytesPerTask:       e.cfg.AdaptiveBytesPerTask,
+		MinParallelism:     e.cfg.AdaptiveMinParallelism,
+		MaxParallelism:     e.cfg.AdaptiveMaxParallelism,
+		SkewFactor:         e.cfg.SkewFactor,
+		SkewThreshold:      e.cfg.SkewThreshold,
+		BroadcastThreshold: e.cfg.BroadcastThreshold,
+	}
 }
 
 // renamed gives the result the column names the query wrote.
@@ -133,7 +161,7 @@ func (e *Engine) plan(stmt ast.StmtNode) (st *sql.Statement, root exec.Node, err
 		return nil, nil, err
 	}
 	root, err = planner.Physical(lp, planner.PhysicalConfig{
-		MaxParallelism:     e.cfg.MaxParallelism,
+		MaxParallelism:     e.keyGroups(),
 		BroadcastThreshold: e.cfg.BroadcastThreshold,
 	})
 	if err != nil {

@@ -115,6 +115,13 @@ type SubpartitionStore interface {
 	// producer by producer, batch by batch. Every reader gets its own
 	// reference to each batch, so several consumers may read the same data.
 	Open(start, end int) SubpartitionReader
+	// OpenSlices reads the given slices in order: for each, its key groups
+	// of its producers, batch by batch, keeping only the slice's share of
+	// batches when it is one part of a split key group.
+	OpenSlices(slices []KeyGroupSlice) SubpartitionReader
+	// BatchesWith counts the stored batches holding rows of subpartition
+	// sub (how finely that subpartition can be split by batches).
+	BatchesWith(sub int) int
 	// Release drops every batch. Readers must be closed first.
 	Release()
 }
@@ -170,7 +177,27 @@ func (s *memStore) Write(producer int, b arrow.RecordBatch, subs, ends []int32) 
 func (s *memStore) FinishProducer(int) {}
 
 func (s *memStore) Open(start, end int) SubpartitionReader {
-	return &memReader{s: s, start: start, end: end}
+	return s.OpenSlices([]KeyGroupSlice{wholeRange(start, end)})
+}
+
+func (s *memStore) OpenSlices(slices []KeyGroupSlice) SubpartitionReader {
+	r := &memReader{s: s, slices: slices}
+	r.begin()
+	return r
+}
+
+func (s *memStore) BatchesWith(sub int) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, bs := range s.batches {
+		for i := range bs {
+			if from, to := bs[i].rows(sub, sub); from < to {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 func (s *memStore) Release() {
@@ -188,13 +215,24 @@ func (s *memStore) Release() {
 	s.batches = nil
 }
 
-// memReader walks producer by producer, batch by batch, handing out the
-// slice of each batch that holds its subpartition range.
+// memReader walks its slices in order and, within each, producer by
+// producer, batch by batch, handing out the part of each batch that holds
+// the slice's subpartitions.
 type memReader struct {
 	s             *memStore
-	start, end    int
+	slices        []KeyGroupSlice
+	cur           int // slice being read
 	producer, idx int
+	seen          int // batches with rows of the current slice so far
 	closed        bool
+}
+
+// begin positions the reader at the first producer of the current slice.
+func (r *memReader) begin() {
+	r.idx, r.seen, r.producer = 0, 0, 0
+	if r.cur < len(r.slices) && r.slices[r.cur].Producer >= 0 {
+		r.producer = r.slices[r.cur].Producer
+	}
 }
 
 func (r *memReader) Next(ctx context.Context) (arrow.RecordBatch, error) {
@@ -206,7 +244,13 @@ func (r *memReader) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	if r.closed || r.s.released {
 		return nil, io.EOF
 	}
-	for r.producer < len(r.s.batches) {
+	for r.cur < len(r.slices) {
+		sl := r.slices[r.cur]
+		if r.producer >= len(r.s.batches) || (sl.Producer >= 0 && r.producer != sl.Producer) {
+			r.cur++
+			r.begin()
+			continue
+		}
 		bs := r.s.batches[r.producer]
 		if r.idx >= len(bs) {
 			r.producer++
@@ -215,16 +259,22 @@ func (r *memReader) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		}
 		sb := &bs[r.idx]
 		r.idx++
-		from, to := sb.rows(r.start, r.end)
-		switch {
-		case from == to:
+		from, to := sb.rows(sl.Start, sl.End)
+		if from == to {
 			continue
-		case from == 0 && to == sb.b.NumRows():
+		}
+		if sl.Parts > 1 {
+			mine := r.seen%sl.Parts == sl.Part
+			r.seen++
+			if !mine {
+				continue
+			}
+		}
+		if from == 0 && to == sb.b.NumRows() {
 			sb.b.Retain()
 			return sb.b, nil
-		default:
-			return sb.b.NewSlice(from, to), nil
 		}
+		return sb.b.NewSlice(from, to), nil
 	}
 	return nil, io.EOF
 }
@@ -251,7 +301,47 @@ type ExchangeBuffer struct {
 	// one to finish releases it.
 	consumers atomic.Int32
 	release   sync.Once
+	// forward says the exchange was switched to a pointwise edge at run
+	// time (the broadcast switch): rows are not split by key group and
+	// consumer task i reads producer i's output.
+	forward bool
+
+	mu sync.Mutex
+	// slices is what each task of a consumer stage reads, by stage ID and
+	// task; a stage without an entry reads Flink's count-based range.
+	slices map[int][][]KeyGroupSlice
 }
+
+// setSlices fixes what the tasks of consumer stage reads (before they start).
+func (b *ExchangeBuffer) setSlices(stage int, perTask [][]KeyGroupSlice) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.slices == nil {
+		b.slices = map[int][][]KeyGroupSlice{}
+	}
+	b.slices[stage] = perTask
+}
+
+// Slices is what task of consumer stage reads, or nil when it reads a
+// count-based range (or the whole exchange if not hashed).
+func (b *ExchangeBuffer) Slices(stage, task int) []KeyGroupSlice {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if per, ok := b.slices[stage]; ok && task < len(per) {
+		if per[task] == nil {
+			return []KeyGroupSlice{} // the task reads nothing of this input
+		}
+		return per[task]
+	}
+	return nil
+}
+
+// Forward reports whether the run-time broadcast switch turned this hash
+// exchange into a pointwise edge (no key-group split).
+func (b *ExchangeBuffer) Forward() bool { return b.forward }
+
+// batchesWith counts stored batches holding rows of key group sub.
+func (b *ExchangeBuffer) batchesWith(sub int) int { return b.store.BatchesWith(sub) }
 
 func newExchangeBuffer(ex *Exchange, subs, producers int, budget *MemoryBudget) *ExchangeBuffer {
 	b := &ExchangeBuffer{
@@ -358,7 +448,7 @@ type exchangeWriter struct {
 
 func newExchangeWriter(buf *ExchangeBuffer, producer int, alloc memory.Allocator) *exchangeWriter {
 	w := &exchangeWriter{buf: buf, producer: producer, alloc: alloc, ectx: &expr.Context{Alloc: alloc}, glue: newBatchGlue(alloc, BatchSize)}
-	if buf.Exchange.Kind == HashExchange {
+	if buf.Exchange.Kind == HashExchange && !buf.forward {
 		w.counts = make([]int, buf.Subpartitions)
 		w.starts = make([]int, buf.Subpartitions)
 	}
@@ -390,7 +480,7 @@ func (w *exchangeWriter) Close() { w.glue.release() }
 
 // route stores one full batch, which it owns.
 func (w *exchangeWriter) route(ctx context.Context, b arrow.RecordBatch) error {
-	if w.buf.Exchange.Kind != HashExchange {
+	if w.buf.Exchange.Kind != HashExchange || w.buf.forward {
 		return w.buf.write(w.producer, b, []int32{0}, []int32{int32(b.NumRows())})
 	}
 	return w.writeHash(ctx, b)
@@ -516,11 +606,17 @@ func (s *exchangeSource) Close() {
 // openExchangeSource opens task's share of buf: its key-group range of a
 // hash exchange, everything of a broadcast or gather.
 func openExchangeSource(buf *ExchangeBuffer, tc *TaskContext) Stream {
-	start, end := 0, 0
-	if buf.Exchange.Kind == HashExchange {
-		start, end = keygroup.Range(buf.Subpartitions, tc.Parallelism, tc.Task)
+	var r SubpartitionReader
+	if sl := buf.Slices(tc.Stage, tc.Task); sl != nil {
+		r = buf.store.OpenSlices(sl)
+	} else {
+		start, end := 0, 0
+		if buf.Exchange.Kind == HashExchange && !buf.forward {
+			start, end = keygroup.Range(buf.Subpartitions, tc.Parallelism, tc.Task)
+		}
+		r = buf.store.Open(start, end)
 	}
-	src := &exchangeSource{r: buf.store.Open(start, end)}
+	src := &exchangeSource{r: r}
 	return newCoalesceStream(src, tc.Alloc, BatchSize)
 }
 

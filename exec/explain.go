@@ -89,12 +89,35 @@ func explainStageHeader(sb *strings.Builder, st *Stage, producer map[*Exchange]*
 			fmt.Fprintf(sb, " slowest-task=%s", fmtDuration(slow))
 		}
 		sb.WriteString("\n")
+		explainAdaptive(sb, st)
+	}
+}
+
+// explainAdaptive prints the scheduler's run-time decisions for a stage:
+// its parallelism and why, the bytes each task read, split key groups and
+// a switched join.
+func explainAdaptive(sb *strings.Builder, st *Stage) {
+	if st.Decision != nil {
+		fmt.Fprintf(sb, "  decided: %s\n", st.Decision)
+	}
+	if len(st.TaskBytes) > 0 {
+		lo, med, hi := spread(st.TaskBytes)
+		fmt.Fprintf(sb, "  key-group ranges: %d tasks balanced by bytes, bytes per task min=%s median=%s max=%s\n", len(st.TaskBytes), fmtBytes(lo), fmtBytes(med), fmtBytes(hi))
+	}
+	for _, sp := range st.SkewSplits {
+		fmt.Fprintf(sb, "  skew: %s\n", sp)
+	}
+	if st.Switch != "" {
+		fmt.Fprintf(sb, "  %s\n", st.Switch)
 	}
 }
 
 // exchangeRouting describes how an exchange routes rows, with the key
 // groups actually used when the run resolved them.
 func exchangeRouting(ex *Exchange, buf *ExchangeBuffer) string {
+	if buf != nil && buf.forward {
+		return "forward, not shuffled (run-time broadcast switch)"
+	}
 	switch ex.Kind {
 	case HashExchange:
 		keys := make([]string, len(ex.Keys))

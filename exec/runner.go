@@ -28,6 +28,11 @@ type RunConfig struct {
 	Memory *MemoryBudget
 	// Stats collects per-operator counters; nil collects none.
 	Stats *QueryStats
+	// Adaptive, when Enabled, replaces Parallelism by a per-stage choice
+	// driven by input bytes, balances key-group ranges by bytes, splits
+	// skewed join key groups and switches small shuffled joins to
+	// broadcast at run time (see adaptive.go).
+	Adaptive AdaptiveConfig
 }
 
 // Execution is a running query. Read its result with Next until io.EOF,

@@ -26,6 +26,9 @@ type scheduler struct {
 	left     map[*Stage]int // unfinished tasks
 	done     chan taskDone
 	wg       sync.WaitGroup
+
+	// Run-time broadcast switches by probe stage and by join stage.
+	switchByProbe, switchByJoin map[*Stage]*broadcastSwitch
 }
 
 type taskDone struct {
@@ -38,7 +41,14 @@ func newScheduler(g *JobGraph, cfg *RunConfig, e *Execution) (*scheduler, error)
 		g: g, cfg: cfg, worker: NewWorker(cfg.Slots), exec: e,
 		buffers: map[*Exchange]*ExchangeBuffer{}, keyGroup: map[*Exchange]int{},
 		finished: map[*Stage]bool{}, started: map[*Stage]bool{}, left: map[*Stage]int{},
-		done: make(chan taskDone),
+		done:          make(chan taskDone),
+		switchByProbe: map[*Stage]*broadcastSwitch{}, switchByJoin: map[*Stage]*broadcastSwitch{},
+	}
+	if cfg.Adaptive.Enabled && cfg.Adaptive.BroadcastThreshold > 0 {
+		for _, sw := range findSwitches(g) {
+			s.switchByProbe[sw.probe] = sw
+			s.switchByJoin[sw.join] = sw
+		}
 	}
 	// Key groups are fixed before anything runs: producers write one
 	// subpartition per key group before consumers' parallelism is known.
@@ -49,6 +59,9 @@ func newScheduler(g *JobGraph, cfg *RunConfig, e *Execution) (*scheduler, error)
 		mp := st.Output.MaxParallelism
 		if mp == 0 {
 			mp = cfg.MaxParallelism
+		}
+		if mp == 0 && cfg.Adaptive.Enabled {
+			mp = cfg.Adaptive.normalized().MaxParallelism
 		}
 		if mp == 0 {
 			mp = keygroup.DefaultMaxParallelism(cfg.Parallelism)
@@ -96,7 +109,7 @@ func (s *scheduler) run(ctx context.Context) error {
 	for {
 		if failure == nil && ctx.Err() == nil {
 			for _, st := range s.g.Stages {
-				if s.started[st] || !st.ready(s.finished) {
+				if s.started[st] || !st.ready(s.finished) || s.waitsForBuild(st) {
 					continue
 				}
 				n, err := s.launch(ctx, st)
@@ -133,7 +146,15 @@ func (s *scheduler) run(ctx context.Context) error {
 	return failure
 }
 
-// launch decides the stage's parallelism and starts its tasks.
+// waitsForBuild holds back the probe stage of a switchable join until the
+// join's build stage finished, so the switch can still be made.
+func (s *scheduler) waitsForBuild(st *Stage) bool {
+	sw := s.switchByProbe[st]
+	return sw != nil && !s.finished[sw.build]
+}
+
+// launch decides the stage's parallelism and what each task reads, and
+// starts its tasks.
 func (s *scheduler) launch(ctx context.Context, st *Stage) (int, error) {
 	s.started[st] = true
 	in := StageInputStats{}
@@ -143,22 +164,52 @@ func (s *scheduler) launch(ctx context.Context, st *Stage) (int, error) {
 		in.Buffers = append(in.Buffers, b)
 		bufs[ex] = b
 	}
-	p := decideParallelism(st, in, s.cfg)
+	p, err := decideParallelism(ctx, st, in, s.cfg)
+	if err != nil {
+		return 0, err
+	}
+	var plan *stagePlan
+	if sw := s.switchByJoin[st]; sw != nil && sw.switched {
+		p = sw.probe.Parallelism
+		st.Decision.Parallelism = p
+		st.Decision.Clamps = append(st.Decision.Clamps, fmt.Sprintf("set to the probe side's %d tasks by the broadcast switch", p))
+		plan = sw.plan(bufs, p)
+		st.Switch = sw.String()
+	} else if s.cfg.Adaptive.Enabled {
+		if sh, ok := shuffledJoin(st); ok {
+			plan, st.SkewSplits = skewPlan(st, sh, bufs, p, s.cfg.Adaptive)
+		}
+		if plan == nil {
+			plan = balancedPlan(st, in.Buffers, p)
+		}
+	}
 	for _, ex := range st.Inputs {
-		if ex.Kind == HashExchange {
+		if ex.Kind == HashExchange && !bufs[ex].forward {
 			if err := keygroup.Check(p, s.keyGroup[ex]); err != nil {
 				return 0, fmt.Errorf("%w: stage %d: %v", ErrPlan, st.ID, err)
 			}
 		}
 	}
+	if plan != nil {
+		for ex, per := range plan.slices {
+			bufs[ex].setSlices(st.ID, per)
+		}
+		st.TaskBytes = plan.taskBytes
+	}
 	st.Parallelism = p
 	st.Start = time.Now()
 	if st.Output != nil {
 		subs := 1
-		if st.Output.Kind == HashExchange {
+		forward := false
+		if sw := s.switchByProbe[st]; sw != nil {
+			sw.decide(s.cfg.Adaptive.BroadcastThreshold)
+			forward = sw.switched
+		}
+		if st.Output.Kind == HashExchange && !forward {
 			subs = s.keyGroup[st.Output]
 		}
 		b := newExchangeBuffer(st.Output, subs, p, s.cfg.Memory)
+		b.forward = forward
 		b.consumers.Store(int32(len(st.Consumers)))
 		s.buffers[st.Output] = b
 		st.OutBuffer = b

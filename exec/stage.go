@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"context"
 	"fmt"
 	"sync/atomic"
 	"time"
@@ -35,6 +36,15 @@ type Stage struct {
 	// OutBuffer is the output exchange's buffer (nil for the result stage);
 	// after the run its batches are gone but its counters remain.
 	OutBuffer *ExchangeBuffer
+	// Decision is why the stage got its parallelism; TaskBytes the input
+	// bytes of each task when the scheduler balanced key-group ranges by
+	// bytes (broadcast inputs included); SkewSplits the key groups split
+	// across tasks; Switch, when set, describes the run-time broadcast
+	// switch of the stage's join. All for EXPLAIN ANALYZE.
+	Decision   *ParallelismDecision
+	TaskBytes  []int64
+	SkewSplits []SkewSplit
+	Switch     string
 
 	rows, bytes atomic.Int64 // produced by all tasks
 }
@@ -283,12 +293,21 @@ func (s StageInputStats) Bytes() int64 {
 }
 
 // decideParallelism picks a stage's task count when it is scheduled, after
-// its inputs are complete. Today it is the run's fixed parallelism, or 1
-// where more tasks would repeat rows; the adaptive scheduler replaces this
-// one function with a choice driven by inputs' bytes.
-func decideParallelism(s *Stage, inputs StageInputStats, cfg *RunConfig) int {
-	if needsSingleTask(s) {
-		return 1
+// its inputs are complete, and records why on s.Decision. Adaptive: from
+// the bytes its producers wrote or the files it scans (DecideParallelism);
+// otherwise the run's fixed parallelism. Either way 1 where more tasks
+// would repeat rows.
+func decideParallelism(ctx context.Context, s *Stage, inputs StageInputStats, cfg *RunConfig) (int, error) {
+	var in ParallelismInput
+	if cfg.Adaptive.Enabled {
+		var err error
+		if in, err = stageInput(ctx, s, inputs.Buffers); err != nil {
+			return 0, err
+		}
+	} else {
+		in.Single = needsSingleTask(s)
 	}
-	return cfg.Parallelism
+	d := DecideParallelism(in, cfg.Adaptive, cfg.Parallelism)
+	s.Decision = &d
+	return d.Parallelism, nil
 }

@@ -1,0 +1,220 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// AdaptiveConfig is the adaptive batch scheduler's configuration (Flink's
+// execution.batch.adaptive.* keys). With Enabled, a stage's parallelism is
+// decided when the stage is scheduled, from the bytes its producers wrote
+// (or the bytes of the files it scans), instead of RunConfig.Parallelism.
+type AdaptiveConfig struct {
+	Enabled bool
+	// BytesPerTask is the input volume one task should get
+	// (avg-data-volume-per-task). Zero means 16 MiB.
+	BytesPerTask int64
+	// MinParallelism and MaxParallelism clamp the decision. Zero means 1
+	// and 128.
+	MinParallelism, MaxParallelism int
+	// SkewFactor and SkewThreshold: a key group of a shuffled hash join is
+	// skewed when its bytes on one side exceed SkewFactor times that side's
+	// median key group and SkewThreshold; it is then split across tasks
+	// where the join type allows. SkewFactor 0 turns splitting off.
+	SkewFactor    float64
+	SkewThreshold int64
+	// BroadcastThreshold turns a shuffled inner or semi hash join into a
+	// broadcast join at run time when its build side produced fewer bytes;
+	// zero turns the switch off.
+	BroadcastThreshold int64
+}
+
+// DefaultAdaptiveConfig is Flink's defaults, enabled, with the skew and
+// broadcast defaults of fsql's Config.
+func DefaultAdaptiveConfig() AdaptiveConfig {
+	return AdaptiveConfig{
+		Enabled: true, BytesPerTask: 16 << 20, MinParallelism: 1, MaxParallelism: 128,
+		SkewFactor: 4, SkewThreshold: 256 << 20, BroadcastThreshold: 10 << 20,
+	}
+}
+
+func (c AdaptiveConfig) normalized() AdaptiveConfig {
+	if c.BytesPerTask <= 0 {
+		c.BytesPerTask = 16 << 20
+	}
+	if c.MinParallelism <= 0 {
+		c.MinParallelism = 1
+	}
+	if c.MaxParallelism <= 0 {
+		c.MaxParallelism = 128
+	}
+	if c.MaxParallelism < c.MinParallelism {
+		c.MaxParallelism = c.MinParallelism
+	}
+	return c
+}
+
+// ParallelismInput is what a stage's parallelism is decided from.
+type ParallelismInput struct {
+	// Bytes is the volume split among the tasks: what the producers of
+	// hash inputs wrote, plus the bytes of the files the stage scans.
+	Bytes int64
+	// BroadcastBytes is what every task reads whole (broadcast inputs).
+	BroadcastBytes int64
+	// Single says the stage must run as one task (needsSingleTask).
+	Single bool
+	// KeyGroups is the key-group count of the stage's hash inputs, 0 when
+	// it has none: more tasks than key groups would own nothing.
+	KeyGroups int
+	// Files is the number of files with rows left that the stage scans, 0
+	// when it scans none: more tasks than files would idle.
+	Files int
+}
+
+// ParallelismDecision is a stage's decided parallelism and why, for
+// EXPLAIN ANALYZE.
+type ParallelismDecision struct {
+	Parallelism int
+	Adaptive    bool
+	In          ParallelismInput
+	// PerTask is the target bytes per task after the broadcast share.
+	PerTask int64
+	// Wanted is ceil(Bytes / PerTask) before the clamps.
+	Wanted int
+	// Clamps name the limits that changed Wanted, in the order applied.
+	Clamps []string
+}
+
+// String is the decision as one EXPLAIN ANALYZE line.
+func (d ParallelismDecision) String() string {
+	if !d.Adaptive {
+		if d.In.Single {
+			return "parallelism 1: single task (gather, constant or broadcast-only input); adaptive off"
+		}
+		return fmt.Sprintf("parallelism %d: parallelism.default (adaptive off)", d.Parallelism)
+	}
+	if d.In.Single {
+		return "parallelism 1: single task (gather, constant or broadcast-only input)"
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "parallelism %d: adaptive, parallelism.default ignored; input %s", d.Parallelism, fmtBytes(d.In.Bytes))
+	if d.In.BroadcastBytes > 0 {
+		fmt.Fprintf(&sb, " + broadcast %s per task", fmtBytes(d.In.BroadcastBytes))
+	}
+	fmt.Fprintf(&sb, ", target %s per task -> %d", fmtBytes(d.PerTask), d.Wanted)
+	if len(d.Clamps) > 0 {
+		fmt.Fprintf(&sb, ", %s", strings.Join(d.Clamps, ", "))
+	}
+	return sb.String()
+}
+
+// DecideParallelism is the scheduler's one decision per stage. Adaptive:
+// ceil(Bytes / per-task target) clamped to [min, max], to the key groups
+// and to the files scanned, 1 for single-task stages. As in Flink, a
+// broadcast input lowers the per-task target by its size, at most by
+// half, since every task reads it whole. Adaptive off: fixed, or 1 for
+// single-task stages.
+func DecideParallelism(in ParallelismInput, cfg AdaptiveConfig, fixed int) ParallelismDecision {
+	d := ParallelismDecision{Adaptive: cfg.Enabled, In: in}
+	if in.Single {
+		d.Parallelism, d.Wanted = 1, 1
+		return d
+	}
+	if !cfg.Enabled {
+		d.Parallelism, d.Wanted = max(fixed, 1), max(fixed, 1)
+		return d
+	}
+	cfg = cfg.normalized()
+	d.PerTask = cfg.BytesPerTask - min(in.BroadcastBytes, cfg.BytesPerTask/2)
+	d.Wanted = int(min((in.Bytes+d.PerTask-1)/d.PerTask, int64(1<<30)))
+	p := d.Wanted
+	if p < cfg.MinParallelism {
+		p = cfg.MinParallelism
+		d.Clamps = append(d.Clamps, fmt.Sprintf("raised to min-parallelism %d", p))
+	}
+	if p > cfg.MaxParallelism {
+		p = cfg.MaxParallelism
+		d.Clamps = append(d.Clamps, fmt.Sprintf("lowered to max-parallelism %d", p))
+	}
+	if in.KeyGroups > 0 && p > in.KeyGroups {
+		p = in.KeyGroups
+		d.Clamps = append(d.Clamps, fmt.Sprintf("lowered to %d key groups", p))
+	}
+	if in.Files > 0 && p > in.Files {
+		p = in.Files
+		d.Clamps = append(d.Clamps, fmt.Sprintf("lowered to %d files", p))
+	}
+	d.Parallelism = max(p, 1)
+	return d
+}
+
+// SizedSource is the hook for leaves whose input is only known at run
+// time, such as a scan pruned by dynamic partition pruning: when a source
+// stage is scheduled (after the stages it depends on finished) the
+// scheduler asks each such leaf what it will read. Leaves without it are
+// sized statically (Scan: InputBytes and Splits after static pruning).
+type SizedSource interface {
+	SourceBytes(ctx context.Context) (bytes int64, files int, err error)
+}
+
+// stageInput adds up what decides stage s's parallelism: its inputs'
+// bytes as producers wrote them, and the files its scans read.
+func stageInput(ctx context.Context, s *Stage, bufs []*ExchangeBuffer) (ParallelismInput, error) {
+	in := ParallelismInput{Single: needsSingleTask(s)}
+	for i, ex := range s.Inputs {
+		b := bufs[i]
+		if b == nil {
+			continue
+		}
+		switch ex.Kind {
+		case HashExchange:
+			in.Bytes += b.TotalBytes()
+			in.KeyGroups = b.Subpartitions
+		case BroadcastExchange:
+			in.BroadcastBytes += b.TotalBytes()
+		default:
+			in.Bytes += b.TotalBytes()
+		}
+	}
+	var err error
+	visitStage(s.Root, func(n Node) {
+		if err != nil {
+			return
+		}
+		if src, ok := n.(SizedSource); ok {
+			nb, nf, e := src.SourceBytes(ctx)
+			if e != nil {
+				err = e
+				return
+			}
+			in.Bytes += nb
+			in.Files += nf
+			return
+		}
+		if sc, ok := n.(*Scan); ok && sc.Table != nil {
+			for _, sp := range sc.Splits() {
+				if len(sp.RowGroups) > 0 {
+					in.Bytes += sp.Bytes
+					in.Files++
+				}
+			}
+		}
+	})
+	return in, err
+}
+
+// visitStage calls f on every node of a stage's tree, not descending into
+// exchanges (their children belong to the producer stages).
+func visitStage(n Node, f func(Node)) {
+	if n == nil {
+		return
+	}
+	f(n)
+	if _, ok := n.(*Exchange); ok {
+		return
+	}
+	for _, c := range n.Children() {
+		visitStage(c, f)
+	}
+}

@@ -1,0 +1,128 @@
+package exec
+
+import "fmt"
+
+// broadcastSwitch is a shuffled inner or semi hash join that the scheduler
+// may turn into a broadcast join at run time, once its build side turned
+// out small (Flink's adaptive broadcast join).
+//
+// The transformation keeps the stages and rewires two edges instead of
+// rewriting operator trees: the build stage runs before the probe stage;
+// if it wrote fewer than the threshold's bytes, the probe stage's output
+// exchange becomes a forward edge (batches stored unsplit, no key-group
+// hashing or reordering) and the join stage runs with the probe stage's
+// parallelism, task i reading probe task i's output and the whole build
+// side. The probe rows are thus never shuffled, and the join runs on the
+// probe side's own partitioning, as a broadcast join would. Correct for
+// inner and semi joins only: each probe row meets every build row once.
+// A preserved build side (right or full join) is never broadcast.
+type broadcastSwitch struct {
+	join, probe, build *Stage
+	shape              joinShape
+	decided, switched  bool
+	buildBytes         int64
+}
+
+// findSwitches lists the joins of g that may switch: a joinShape stage
+// whose join is inner or semi, whose probe stage feeds only it, and whose
+// build stage does not wait for the probe stage (it must run first).
+func findSwitches(g *JobGraph) []*broadcastSwitch {
+	writer := map[*Exchange]*Stage{}
+	for _, st := range g.Stages {
+		if st.Output != nil {
+			writer[st.Output] = st
+		}
+	}
+	var out []*broadcastSwitch
+	probes := map[*Stage]bool{}
+	for _, st := range g.Stages {
+		sh, ok := shuffledJoin(st)
+		if !ok || (sh.join.Type != InnerJoin && sh.join.Type != SemiJoin) {
+			continue
+		}
+		p, b := writer[sh.probe], writer[sh.build]
+		if p == nil || b == nil || p == b || probes[p] {
+			continue
+		}
+		if len(p.Consumers) != 1 || p.Consumers[0] != st || countInputs(st, sh.probe) != 1 {
+			continue
+		}
+		if waitsFor(b, p, map[*Stage]bool{}) {
+			continue
+		}
+		probes[p] = true
+		out = append(out, &broadcastSwitch{join: st, probe: p, build: b, shape: sh})
+	}
+	return out
+}
+
+func countInputs(st *Stage, ex *Exchange) int {
+	n := 0
+	for _, in := range st.Inputs {
+		if in == ex {
+			n++
+		}
+	}
+	return n
+}
+
+// waitsFor reports whether stage s (transitively) waits for stage t.
+func waitsFor(s, t *Stage, seen map[*Stage]bool) bool {
+	if s == t {
+		return true
+	}
+	if seen[s] {
+		return false
+	}
+	seen[s] = true
+	for _, p := range append(append([]*Stage{}, s.Producers...), s.DependsOn...) {
+		if waitsFor(p, t, seen) {
+			return true
+		}
+	}
+	return false
+}
+
+// decide fixes, once the build stage finished, whether the join switches.
+func (sw *broadcastSwitch) decide(threshold int64) {
+	if sw.decided {
+		return
+	}
+	sw.decided = true
+	if sw.build.OutBuffer == nil {
+		return
+	}
+	sw.buildBytes = sw.build.OutBuffer.TotalBytes()
+	sw.switched = sw.buildBytes < threshold
+}
+
+// plan is what each of the join stage's p tasks (p = the probe stage's
+// parallelism) reads: probe task i's output, and the whole build side.
+func (sw *broadcastSwitch) plan(bufs map[*Exchange]*ExchangeBuffer, p int) *stagePlan {
+	bb := bufs[sw.shape.build]
+	probe := make([][]KeyGroupSlice, p)
+	build := make([][]KeyGroupSlice, p)
+	pl := &stagePlan{slices: map[*Exchange][][]KeyGroupSlice{sw.shape.probe: probe, sw.shape.build: build}, taskBytes: make([]int64, p)}
+	pb := bufs[sw.shape.probe]
+	for i := 0; i < p; i++ {
+		probe[i] = []KeyGroupSlice{{Start: 0, End: 0, Producer: i, Parts: 1}}
+		build[i] = []KeyGroupSlice{wholeRange(0, bb.Subpartitions-1)}
+		if i < pb.Producers {
+			pl.taskBytes[i] = pb.Bytes(i, 0)
+		}
+		pl.taskBytes[i] += bb.TotalBytes()
+	}
+	for _, ex := range sw.join.Inputs {
+		if ex.Kind != HashExchange {
+			for i := range pl.taskBytes {
+				pl.taskBytes[i] += bufs[ex].TotalBytes()
+			}
+		}
+	}
+	return pl
+}
+
+func (sw *broadcastSwitch) String() string {
+	return fmt.Sprintf("broadcast switch: %s join's build side (Stage %d) wrote %s, under the broadcast threshold; the probe side (Stage %d) was not shuffled and the join ran on its %d tasks",
+		sw.shape.join.Type, sw.build.ID, fmtBytes(sw.buildBytes), sw.probe.ID, sw.probe.Parallelism)
+}
