@@ -1,0 +1,436 @@
+package pruning
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/fsql-dev/fsql/connectors/hive"
+	"github.com/fsql-dev/fsql/exec"
+)
+
+// ints builds an Int64 array; nil entries are NULL.
+func ints(mem memory.Allocator, vals ...any) arrow.Array {
+	b := array.NewInt64Builder(mem)
+	defer b.Release()
+	for _, v := range vals {
+		if v == nil {
+			b.AppendNull()
+		} else {
+			b.Append(int64(v.(int)))
+		}
+	}
+	return b.NewArray()
+}
+
+func int32s(mem memory.Allocator, vals ...any) arrow.Array {
+	b := array.NewInt32Builder(mem)
+	defer b.Release()
+	for _, v := range vals {
+		if v == nil {
+			b.AppendNull()
+		} else {
+			b.Append(int32(v.(int)))
+		}
+	}
+	return b.NewArray()
+}
+
+func strs(mem memory.Allocator, vals ...any) arrow.Array {
+	b := array.NewStringBuilder(mem)
+	defer b.Release()
+	for _, v := range vals {
+		if v == nil {
+			b.AppendNull()
+		} else {
+			b.Append(v.(string))
+		}
+	}
+	return b.NewArray()
+}
+
+// add hands one key column to the sink and releases it, as the collector does.
+func add(t *testing.T, s exec.DynamicFilterSink, task, p int, a arrow.Array) {
+	t.Helper()
+	defer a.Release()
+	if err := s.Add(task, p, []arrow.Array{a}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func finish(t *testing.T, s exec.DynamicFilterSink, task, p int) {
+	t.Helper()
+	if err := s.Finish(task, p); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func partDays(parts []*hive.Partition) string {
+	var out []string
+	for _, p := range parts {
+		out = append(out, fmt.Sprint(p.Values[0]))
+	}
+	return strings.Join(out, ",")
+}
+
+func keptGroups(keep func(*hive.File, int) bool, f *hive.File) string {
+	if keep == nil {
+		return "all"
+	}
+	got := ""
+	for rg := range f.RowGroups {
+		if keep(f, rg) {
+			got += fmt.Sprint(rg)
+		}
+	}
+	return got
+}
+
+// TestDegradedFilter: past MaxValues the filter becomes a bloom filter
+// plus min/max that still matches every collected key, and rejects most
+// others.
+func TestDegradedFilter(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	c := NewCoordinator(CoordinatorConfig{MaxValues: 100})
+	sink := c.Collector(1)
+	if c.Collector(1) != sink {
+		t.Fatal("Collector(1) returned two objects")
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	keys := map[int64]bool{}
+	var all []int64
+	for len(all) < 10000 {
+		k := rng.Int64N(1 << 40)
+		if !keys[k] {
+			keys[k] = true
+			all = append(all, k)
+		}
+	}
+	// Two tasks add concurrently.
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for task := 0; task < 2; task++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := task * 500; i < len(all); i += 1000 {
+				b := array.NewInt64Builder(mem)
+				for j := i; j < min(i+500, len(all)); j++ {
+					b.Append(all[j])
+				}
+				a := b.NewArray()
+				b.Release()
+				if err := sink.Add(task, 2, []arrow.Array{a}); err != nil {
+					errs[task] = err
+				}
+				a.Release()
+			}
+			errs[task] = errors.Join(errs[task], sink.Finish(task, 2))
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	f, err := c.collector(1).filter(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	added := len(all)
+	for _, k := range all {
+		if !f.matchInt(k) {
+			t.Fatalf("false negative for %d", k)
+		}
+	}
+	if f.exact || f.bloom == nil {
+		t.Fatalf("filter of %d keys with cap 100 is still exact", added)
+	}
+	fp, trials := 0, 100000
+	for i := 0; i < trials; i++ {
+		k := rng.Int64N(1 << 40)
+		if !keys[k] && f.matchInt(k) {
+			fp++
+		}
+	}
+	rate := float64(fp) / float64(trials)
+	t.Logf("%d keys, bloom %d bytes in %d layers, false-positive rate %.4f", added, f.bloom.bytes, len(f.bloom.layers), rate)
+	if rate > 0.02 {
+		t.Fatalf("false-positive rate %.4f", rate)
+	}
+	// min/max still rules out values beyond the keys.
+	if f.matchInt(-1) || f.matchInt(1<<41) {
+		t.Fatal("a degraded filter matched outside its min/max")
+	}
+}
+
+func TestDegradedStrings(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	c := NewCoordinator(CoordinatorConfig{MaxValues: 10})
+	s := c.Collector(3)
+	var vals []any
+	for i := 0; i < 1000; i++ {
+		vals = append(vals, fmt.Sprintf("k%04d", i))
+	}
+	add(t, s, 0, 1, strs(mem, vals...))
+	finish(t, s, 0, 1)
+	f, err := c.collector(3).filter(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.exact {
+		t.Fatal("still exact")
+	}
+	for _, v := range vals {
+		if !f.matchString(v.(string)) {
+			t.Fatalf("false negative %s", v)
+		}
+	}
+	if f.matchString("a") || f.matchString("z") {
+		t.Fatal("matched outside min/max")
+	}
+}
+
+// TestPruneIntersection: a partition-column filter and a file-column
+// filter on the same scan; keys compare by value across widths.
+func TestPruneIntersection(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	tb := testTable(t)
+	c := NewCoordinator(CoordinatorConfig{})
+	days := c.Collector(1) // BIGINT keys against the INT partition column
+	add(t, days, 0, 2, ints(mem, 1, nil))
+	add(t, days, 1, 2, ints(mem, 3, 3, 7))
+	finish(t, days, 0, 2)
+	finish(t, days, 1, 2)
+	ids := c.Collector(2) // INT keys against the BIGINT id column
+	add(t, ids, 0, 1, int32s(mem, 150, 250, nil, 155))
+	finish(t, ids, 0, 1)
+
+	p := c.Pruner([]Target{{CollectorID: 1, Column: colDay, Name: "day"}, {CollectorID: 2, Column: colID, Name: "id"}})
+	if got := p.String(); got != "dynamic filter on day from collector 1, id from collector 2" {
+		t.Errorf("String() = %q", got)
+	}
+	dp, err := p.Prune(context.Background(), tb, tb.Partitions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := partDays(dp.Partitions); got != "1,3" {
+		t.Fatalf("partitions %s, want 1,3 (2 has no key, NULL never matches)", got)
+	}
+	if got := keptGroups(dp.KeepRowGroup, tb.Partitions[0].Files[0]); got != "12" {
+		t.Fatalf("row groups %s, want 12", got)
+	}
+	if dp.Ledger["collector_1_keys"] != 3 || dp.Ledger["collector_2_keys"] != 3 {
+		t.Fatalf("ledger %v", dp.Ledger)
+	}
+	// A second call (another task) gets the same decision.
+	dp2, err := p.Prune(context.Background(), tb, tb.Partitions)
+	if err != nil || dp2 != dp {
+		t.Fatalf("second Prune: %v, same=%v", err, dp2 == dp)
+	}
+
+	// Rows: a batch of scan output columns [day, id] (any order, by name).
+	schema := arrow.NewSchema([]arrow.Field{tb.Schema.Field(colDay), tb.Schema.Field(colID)}, nil)
+	dayCol := int32s(mem, 1, 1, 1, 1, 1)
+	idCol := ints(mem, 150, 151, 250, nil, 155)
+	batch := array.NewRecordBatch(schema, []arrow.Array{dayCol, idCol}, 5)
+	dayCol.Release()
+	idCol.Release()
+	defer batch.Release()
+	mask, err := dp.RowFilter(batch, mem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mask.Release()
+	var got []bool
+	for i := 0; i < mask.Len(); i++ {
+		got = append(got, mask.IsValid(i) && mask.Value(i))
+	}
+	if fmt.Sprint(got) != "[true false true false true]" {
+		t.Fatalf("mask %v", got)
+	}
+
+	// Only the partition filter: no row-group or row filter.
+	p1 := c.Pruner([]Target{{CollectorID: 1, Column: colDay}})
+	dp, err = p1.Prune(context.Background(), tb, tb.Partitions[1:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if partDays(dp.Partitions) != "3" || dp.KeepRowGroup != nil || dp.RowFilter != nil {
+		t.Fatalf("partition-only pruning: %s", partDays(dp.Partitions))
+	}
+	if p1.String() != "dynamic filter on #5 from collector 1" {
+		t.Errorf("String() = %q", p1.String())
+	}
+}
+
+// TestPruneStringsAndDates: exact string sets prune row groups by binary
+// search between min and max; DATE keys work like integers.
+func TestPruneStringsAndDates(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	tb := testTable(t)
+	c := NewCoordinator(CoordinatorConfig{})
+	names := c.Collector(1)
+	add(t, names, 0, 1, strs(mem, "n099x", "n250", nil))
+	finish(t, names, 0, 1)
+	dates := c.Collector(2)
+	db := array.NewDate32Builder(mem)
+	db.AppendValues([]arrow.Date32{10000 + 120, 10000 + 130}, nil)
+	add(t, dates, 0, 1, db.NewArray())
+	db.Release()
+	finish(t, dates, 0, 1)
+
+	dp, err := c.Pruner([]Target{{CollectorID: 1, Column: colName}}).Prune(context.Background(), tb, tb.Partitions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// "n099x" lies inside row group 0's [n000, n099]? No: "n099x" > "n099".
+	if got := keptGroups(dp.KeepRowGroup, tb.Partitions[0].Files[0]); got != "2" {
+		t.Fatalf("string row groups %s, want 2", got)
+	}
+	dp, err = c.Pruner([]Target{{CollectorID: 2, Column: colD}}).Prune(context.Background(), tb, tb.Partitions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := keptGroups(dp.KeepRowGroup, tb.Partitions[0].Files[0]); got != "1" {
+		t.Fatalf("date row groups %s, want 1", got)
+	}
+	// Collected strings against an integer column is a planner bug.
+	if _, err := c.Pruner([]Target{{CollectorID: 1, Column: colID}}).Prune(context.Background(), tb, tb.Partitions); !errors.Is(err, exec.ErrInternal) {
+		t.Fatalf("kind mismatch: %v", err)
+	}
+}
+
+// TestEmptyDimensionPrunesAll: a collector that finished without a key
+// (no rows, or only NULL keys) leaves nothing to scan.
+func TestEmptyDimensionPrunesAll(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	tb := testTable(t)
+	c := NewCoordinator(CoordinatorConfig{})
+	finish(t, c.Collector(1), 0, 2)
+	finish(t, c.Collector(1), 1, 2)
+	nulls := c.Collector(2)
+	add(t, nulls, 0, 1, ints(mem, nil, nil))
+	finish(t, nulls, 0, 1)
+	for _, tg := range []Target{{CollectorID: 1, Column: colDay}, {CollectorID: 1, Column: colID}, {CollectorID: 2, Column: colDay}, {CollectorID: 2, Column: colQty}} {
+		dp, err := c.Pruner([]Target{tg}).Prune(context.Background(), tb, tb.Partitions)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(dp.Partitions) != 0 {
+			t.Fatalf("target %+v kept %d partitions of an empty dimension", tg, len(dp.Partitions))
+		}
+	}
+}
+
+// TestIncompleteCollector: a scan asking before every task of the
+// collector finished gets an error, never an unfiltered or partial answer.
+func TestIncompleteCollector(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	tb := testTable(t)
+	c := NewCoordinator(CoordinatorConfig{})
+	s := c.Collector(4)
+	add(t, s, 0, 2, ints(mem, 1))
+	finish(t, s, 0, 2)
+	finish(t, s, 0, 2) // a repeated Finish counts once
+	for _, id := range []int{4, 9} {
+		_, err := c.Pruner([]Target{{CollectorID: id, Column: colDay}}).Prune(context.Background(), tb, tb.Partitions)
+		if !errors.Is(err, exec.ErrExecution) || !strings.Contains(err.Error(), fmt.Sprintf("dynamic filter %d incomplete", id)) {
+			t.Fatalf("collector %d: %v", id, err)
+		}
+	}
+	// Misuse is reported, not absorbed.
+	a := ints(mem, 2)
+	defer a.Release()
+	if err := s.Add(0, 2, []arrow.Array{a}); !errors.Is(err, exec.ErrInternal) {
+		t.Fatalf("add after finish: %v", err)
+	}
+	if err := s.Add(1, 3, []arrow.Array{a}); !errors.Is(err, exec.ErrInternal) {
+		t.Fatalf("parallelism mismatch: %v", err)
+	}
+	f := array.NewFloat64Builder(mem)
+	f.Append(1)
+	fa := f.NewArray()
+	f.Release()
+	defer fa.Release()
+	if err := c.Collector(5).Add(0, 1, []arrow.Array{fa}); !errors.Is(err, exec.ErrNotImplemented) {
+		t.Fatalf("double keys: %v", err)
+	}
+	if SupportedKeyType(arrow.PrimitiveTypes.Float64) || !SupportedKeyType(arrow.FixedWidthTypes.Date32) {
+		t.Fatal("SupportedKeyType")
+	}
+	finish(t, s, 1, 2)
+	if _, err := c.Pruner([]Target{{CollectorID: 4, Column: colDay}}).Prune(context.Background(), tb, tb.Partitions); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := c.Pruner([]Target{{CollectorID: 4, Column: colDay}}).Prune(ctx, tb, tb.Partitions); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled: %v", err)
+	}
+}
+
+// TestDenseAndSparseMasks checks the row-mask paths (dense bitmap, hash
+// set, bloom) agree with the set itself.
+func TestDenseAndSparseMasks(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	for _, tc := range []struct {
+		name string
+		keys []any
+		max  int
+	}{
+		{"dense", []any{5, 7, 100, -3}, 0},
+		{"sparse", []any{5, 1 << 40, -(1 << 40)}, 0},
+		{"bloom", []any{5, 7, 100, -3, 1 << 40}, 2},
+	} {
+		c := NewCoordinator(CoordinatorConfig{MaxValues: tc.max})
+		add(t, c.Collector(1), 0, 1, ints(mem, tc.keys...))
+		finish(t, c.Collector(1), 0, 1)
+		f, err := c.collector(1).filter(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[int64]bool{}
+		for _, k := range tc.keys {
+			want[int64(k.(int))] = true
+		}
+		var probe []any
+		for v := -10; v < 110; v++ {
+			probe = append(probe, v)
+		}
+		probe = append(probe, 1<<40, nil, -(1 << 40))
+		a := ints(mem, probe...)
+		out := make([]byte, (a.Len()+7)/8)
+		if err := f.fillMask(a, out); err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range probe {
+			got := out[i/8]&(1<<(i%8)) != 0
+			exp := v != nil && want[int64(v.(int))]
+			if got != exp && !(tc.name == "bloom" && got) {
+				t.Fatalf("%s: value %v masked %v", tc.name, v, got)
+			}
+			if v == nil && got {
+				t.Fatalf("%s: NULL matched", tc.name)
+			}
+		}
+		if (tc.name == "dense") != (f.dense != nil) || (tc.name == "bloom") == f.exact {
+			t.Fatalf("%s: wrong filter mode (dense %v exact %v)", tc.name, f.dense != nil, f.exact)
+		}
+		a.Release()
+	}
+}
