@@ -102,7 +102,11 @@ func explainAdaptive(sb *strings.Builder, st *Stage) {
 	}
 	if len(st.TaskBytes) > 0 {
 		lo, med, hi := spread(st.TaskBytes)
-		fmt.Fprintf(sb, "  key-group ranges: %d tasks balanced by bytes, bytes per task min=%s median=%s max=%s\n", len(st.TaskBytes), fmtBytes(lo), fmtBytes(med), fmtBytes(hi))
+		what := "key-group ranges: %d tasks balanced by bytes"
+		if st.Switch != "" {
+			what = "inputs: %d tasks, each its probe task's output and the whole build side"
+		}
+		fmt.Fprintf(sb, "  "+what+", bytes per task min=%s median=%s max=%s\n", len(st.TaskBytes), fmtBytes(lo), fmtBytes(med), fmtBytes(hi))
 	}
 	for _, sp := range st.SkewSplits {
 		fmt.Fprintf(sb, "  skew: %s\n", sp)
