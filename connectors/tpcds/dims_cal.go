@@ -195,7 +195,16 @@ func (w *world) genItem(s *sink) error {
 		mf := int64(r.rangeInt(1, 1000))
 		s.i(mf)
 		s.str(word(mf % 1000))
-		s.pick(sizeVL)
+		// Only clothing has sizes; everything else is N/A, as in dsdgen.
+		if ci <= 3 {
+			v, null := sizeVL.sample(r)
+			for v == "N/A" {
+				v, null = sizeVL.sample(r)
+			}
+			s.strN(v, null)
+		} else {
+			s.str("N/A")
+		}
 		s.str(strconv.FormatInt(int64(r.rangeInt(1000000, 9999999)), 10) + strings.ReplaceAll(vocab[r.intn(len(vocab))], " ", "") + strconv.Itoa(r.rangeInt(100000, 999999)))
 		s.pick(colorVL)
 		s.pick(unitsVL)

@@ -17,6 +17,15 @@ var cities = strings.Fields(`Fairview Midway Hopewell Oakland Riverside Greenwoo
 
 var counties = strings.Fields(`Williamson_County Walker_County Richland_County Gaines_County Douglas_County Dona_Ana_County Franklin_County Jefferson_County Washington_County Jackson_County Lincoln_County Madison_County Montgomery_County Marion_County Monroe_County Clay_County Union_County Wayne_County Warren_County Greene_County Marshall_County Fayette_County Polk_County Lee_County Grant_County Clark_County Adams_County Morgan_County Shelby_County Carroll_County Lake_County Crawford_County Hancock_County Perry_County Brown_County Johnson_County Putnam_County Scott_County Benton_County Calhoun_County Boone_County Ziebach_County Abbeville_County Oglethorpe_County Luce_County Barrow_County Huron_County Daviess_County Terrell_County Mesa_County`)
 
+// countyOf picks one of the five counties of a state.
+func countyOf(state string, r *rng) string {
+	k := r.intn(5)
+	if state == "TN" && k < 2 {
+		return "Williamson_County"
+	}
+	return counties[(hashString(state)+uint64(k)*7)%uint64(len(counties))]
+}
+
 func spaced(s string) string { return strings.ReplaceAll(s, "_", " ") }
 
 // zipPool lists the zip codes addresses use: the ones the queries look for
@@ -83,10 +92,28 @@ func (w *world) genAddress(s *sink) error {
 		s.str(streetNames[r.intn(len(streetNames))] + " " + streetNames[r.intn(len(streetNames))])
 		s.pick(stype)
 		s.pick(suite)
-		s.str(spaced(cities[r.intn(len(cities))]))
-		s.str(spaced(counties[r.intn(len(counties))]))
-		s.pick(state)
-		s.str(zips[r.intn(len(zips))])
+		// Cities, counties and zips are correlated the way the queries
+		// expect: the store towns (Midway, Fairview) are common and often
+		// carry the stores' zips, and counties belong to states (Williamson
+		// County, where the stores are, is in TN).
+		city := cities[r.intn(len(cities))]
+		switch x := r.float(); {
+		case x < 0.03:
+			city = "Midway"
+		case x < 0.06:
+			city = "Fairview"
+		}
+		stateVal, stateNull := state.sample(r)
+		zip := zips[r.intn(len(zips))]
+		if city == "Midway" && r.chance(0.5) {
+			zip = "31904"
+		} else if city == "Fairview" && r.chance(0.5) {
+			zip = "35709"
+		}
+		s.str(spaced(city))
+		s.str(spaced(countyOf(stateVal, r)))
+		s.strN(stateVal, stateNull)
+		s.str(zip)
 		s.pick(country)
 		w.emitPick(s, gmt)
 		s.pick(loc)

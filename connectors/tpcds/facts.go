@@ -63,9 +63,42 @@ func (w *world) genTicket(c *channel, dateSK int64, ticket int64, out []saleLine
 	if c.name == "store" {
 		maxPrice = 20000
 	}
+	// Some catalog orders repurchase an item a customer returned to a
+	// store (queries 17, 25 and 29 follow that path).
+	var linkItem int64
+	if c.name == "catalog" && dateSK > 0 && r.chance(0.15) {
+		if sd := int(dateSK-salesFirstSK) - r.rangeInt(1, 150); sd >= 0 {
+			sc := w.ch["store"]
+			picks := w.returnPicks(sc, sd, nil)
+			if len(picks) > 0 {
+				p := picks[r.intn(len(picks))]
+				sl := w.genTicket(sc, dateOf(sd), p.ticket, nil)
+				base.customer = sl[p.line].customer
+				linkItem = sl[p.line].item
+			}
+		}
+	}
+	nHot := w.nItem / 100
 	for k := 0; k < n; k++ {
 		l := base
+		// Item popularity is skewed: a quarter of the lines sell one of the
+		// 1% hot items (query 23 looks for items sold often on one day).
 		l.item = (start+int64(k)*stride)%w.nItem + 1
+		if r.chance(0.25) {
+			l.item = (int64(r.intn(int(nHot)))*7919)%w.nItem + 1
+		}
+		if k == 0 && linkItem > 0 {
+			l.item = linkItem
+		}
+		for again := true; again; {
+			again = false
+			for j := range out {
+				if out[j].item == l.item {
+					l.item = l.item%w.nItem + 1
+					again = true
+				}
+			}
+		}
 		if dateSK > 0 {
 			l.shipDate = dateSK + int64(r.rangeInt(2, 90))
 		}

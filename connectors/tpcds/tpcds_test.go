@@ -440,3 +440,19 @@ func BenchmarkGenerate(b *testing.B) {
 		}
 	}
 }
+
+// TestGenerateFromEnv generates a full data set when TPCDS_OUT is set (for
+// timing runs: TPCDS_OUT=/some/dir TPCDS_SCALE=1 go test -run FromEnv).
+func TestGenerateFromEnv(t *testing.T) {
+	out := os.Getenv("TPCDS_OUT")
+	if out == "" {
+		t.Skip("TPCDS_OUT not set")
+	}
+	scale := 1.0
+	if s := os.Getenv("TPCDS_SCALE"); s != "" {
+		scale, _ = strconv.ParseFloat(s, 64)
+	}
+	if err := Generate(context.Background(), Options{Scale: scale, Out: out, Partitioned: true, Progress: os.Stderr}); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -129,9 +129,10 @@ func (w *world) rows(table string) int64 {
 }
 
 func (w *world) newChannel(name, sales, returns string, ticketsAt1 float64, minL, maxL int, retFrac float64, maxLag int) *channel {
-	c := &channel{name: name, sales: sales, returns: returns, minLines: minL, maxLines: maxL, returnFrac: retFrac, maxLag: maxLag}
 	total := ticketsAt1 * w.scale
 	nullFrac := stats().summary[sales+"."+w.tabs[sales].cols[w.tabs[sales].partKey].name].nullFrac
+	// Sales with a NULL date are never returned; the others make up for them.
+	c := &channel{name: name, sales: sales, returns: returns, minLines: minL, maxLines: maxL, returnFrac: retFrac / (1 - nullFrac), maxLag: maxLag}
 	monthly := stats().monthly[sales]
 	weights := make([]float64, salesDays)
 	var sum float64
