@@ -1,0 +1,293 @@
+package exec_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/parquet-go/parquet-go"
+	"go.uber.org/goleak"
+
+	"github.com/fsql-dev/fsql/connectors/hive"
+	"github.com/fsql-dev/fsql/exec"
+	"github.com/fsql-dev/fsql/exec/expr"
+	"github.com/fsql-dev/fsql/pruning"
+)
+
+// These tests run the real coordinator (package pruning), hence the
+// external test package.
+
+// dppFact writes table "fact" partitioned by day = 1..6 and NULL, 200
+// rows per partition in row groups of 50; id is unique and ascending, so
+// row-group min/max statistics separate ids well.
+func dppFact(t *testing.T) *hive.Table {
+	t.Helper()
+	dir := t.TempDir()
+	group := parquet.Group{"id": parquet.Int(64), "v": parquet.String()}
+	id := int64(0)
+	for _, day := range []string{"1", "2", "3", "4", "5", "6", hive.DefaultPartitionName} {
+		path := filepath.Join(dir, "fact", "day="+day, "part-0.parquet")
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := parquet.NewWriter(f, parquet.NewSchema("t", group), parquet.MaxRowsPerRowGroup(50))
+		b := parquet.NewRowBuilder(group)
+		rows := make([]parquet.Row, 0, 200)
+		for i := 0; i < 200; i++ {
+			b.Reset()
+			b.Add(0, parquet.Int64Value(id))
+			b.Add(1, parquet.ByteArrayValue(fmt.Appendf(nil, "v%d", id)))
+			rows = append(rows, b.Row())
+			id++
+		}
+		if _, err := w.WriteRows(rows); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	cat, err := hive.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, err := cat.Table("fact")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tb
+}
+
+const (
+	factID  = 0
+	factV   = 1
+	factDay = 2
+)
+
+// dimValues is a one-column constant dimension of the given keys (nil is NULL).
+func dimValues(typ arrow.DataType, keys ...any) *exec.Values {
+	rows := make([][]expr.Expr, len(keys))
+	for i, k := range keys {
+		if k == nil {
+			rows[i] = []expr.Expr{expr.Null(typ)}
+		} else {
+			rows[i] = []expr.Expr{expr.NewLiteral(k, typ)}
+		}
+	}
+	return &exec.Values{Rows: rows, Names: []string{"k"}, Types: []arrow.DataType{typ}}
+}
+
+// dppPlan is a semi join of the fact scan with the dimension on factCol,
+// hash-partitioned on both sides, so the scan's stage does not read the
+// dimension's: only the OrderEnforce edge orders them.
+func dppPlan(tb *hive.Table, dim exec.Node, factCol int, coord *pruning.Coordinator) (root exec.Node, scan *exec.Scan, coll *exec.DynamicFilterDataCollector) {
+	keyType := dim.Schema().Field(0).Type
+	dimKey := expr.NewColumn(0, keyType, "k")
+	coll = &exec.DynamicFilterDataCollector{ID: 1, Child: dim, Keys: []expr.Expr{dimKey}, Sink: coord.Collector(1)}
+	name := tb.Schema.Field(factCol).Name
+	scan = &exec.Scan{Table: tb, Columns: []int{factCol, factV}, Dynamic: coord.Pruner([]pruning.Target{{CollectorID: 1, Column: factCol, Name: name}})}
+	factKey := expr.NewColumn(0, tb.Schema.Field(factCol).Type, name)
+	root = &exec.HashJoin{
+		Type:      exec.SemiJoin,
+		Build:     &exec.Exchange{Kind: exec.HashExchange, Child: coll, Keys: []expr.Expr{dimKey}, MaxParallelism: 8},
+		Probe:     &exec.Exchange{Kind: exec.HashExchange, Child: &exec.OrderEnforce{Child: scan, After: []*exec.DynamicFilterDataCollector{coll}}, Keys: []expr.Expr{factKey}, MaxParallelism: 8},
+		BuildKeys: []expr.Expr{dimKey},
+		ProbeKeys: []expr.Expr{factKey},
+	}
+	return root, scan, coll
+}
+
+// runAll runs root and returns the values of result column 1 ("v").
+func runAll(t *testing.T, root exec.Node, mem memory.Allocator, stats *exec.QueryStats) ([]string, *exec.JobGraph) {
+	t.Helper()
+	e, err := exec.Run(context.Background(), root, exec.RunConfig{Parallelism: 2, Slots: 2, Alloc: mem, Stats: stats})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	var out []string
+	for {
+		b, err := e.Next(context.Background())
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := b.Column(1).(*array.String)
+		for i := 0; i < v.Len(); i++ {
+			out = append(out, v.Value(i))
+		}
+		b.Release()
+	}
+	return out, e.Graph()
+}
+
+// TestDynamicPartitionPruningRun: the dimension's stage runs first, the
+// scan reads only the partitions whose day it collected (a NULL key
+// matches nothing, the NULL partition is pruned), the join's answer is
+// unchanged, and EXPLAIN ANALYZE shows the edge and the ledger.
+func TestDynamicPartitionPruningRun(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	tb := dppFact(t)
+	coord := pruning.NewCoordinator(pruning.CoordinatorConfig{})
+	root, scan, _ := dppPlan(tb, dimValues(arrow.PrimitiveTypes.Int32, int32(2), int32(5), nil, int32(9)), factDay, coord)
+
+	plan := exec.Explain(root, nil, nil)
+	for _, want := range []string{
+		"Stage 2 (parallelism decided at run time) -> hash [day] by key group, 8 key groups waits for Stage 1 (dynamic filter)",
+		"OrderEnforce(after collector 1)",
+		"DynamicFilterDataCollector(id=1, keys [k])",
+		"Scan(fact [day, v] partitions=7/7 dynamic filter on day from collector 1)",
+	} {
+		if !strings.Contains(plan, want) {
+			t.Errorf("EXPLAIN lacks %q:\n%s", want, plan)
+		}
+	}
+
+	stats := exec.NewQueryStats()
+	got, g := runAll(t, root, mem, stats)
+	if len(got) != 400 {
+		t.Fatalf("%d rows, want 400 (days 2 and 5)", len(got))
+	}
+	for _, v := range got {
+		var id int
+		fmt.Sscanf(v, "v%d", &id)
+		if day := id/200 + 1; day != 2 && day != 5 {
+			t.Fatalf("row %s of day %d", v, day)
+		}
+	}
+	sDim, sScan := g.Stages[0], g.Stages[1]
+	if len(sScan.DependsOn) != 1 || sScan.DependsOn[0] != sDim {
+		t.Fatalf("scan stage depends on %v", sScan.DependsOn)
+	}
+	if sScan.Start.Before(sDim.End) {
+		t.Fatal("the scan stage started before the collector's stage ended")
+	}
+	notes := stats.For(scan).Notes()
+	if notes["partitions_total"] != 7 || notes["partitions_kept"] != 2 || notes["row_groups_kept"] != 8 || notes["row_groups_total"] != 28 ||
+		notes["files"] != 2 || notes["files_pruned"] != 5 || notes["rows_read"] != 400 || notes["rows_kept"] != 400 || notes["bytes_read"] <= 0 ||
+		notes["dpp_collector_1_keys"] != 3 {
+		t.Fatalf("ledger notes %v", notes)
+	}
+	if _, ok := notes["filter_wait_ns"]; !ok {
+		t.Fatalf("no filter wait noted: %v", notes)
+	}
+	analyze := exec.Explain(root, stats, g)
+	for _, want := range []string{"ledger: partitions 2/7, files 2/7, row groups 8/28, rows 400/400 kept, bytes ", "filter wait ", "collector 1 keys 3"} {
+		if !strings.Contains(analyze, want) {
+			t.Errorf("EXPLAIN ANALYZE lacks %q:\n%s", want, analyze)
+		}
+	}
+	t.Logf("\n%s", analyze)
+}
+
+// TestDynamicRowGroupAndRowPruning: a file-column target prunes row groups
+// by min/max and rows by value.
+func TestDynamicRowGroupAndRowPruning(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	tb := dppFact(t)
+	coord := pruning.NewCoordinator(pruning.CoordinatorConfig{})
+	root, scan, _ := dppPlan(tb, dimValues(arrow.PrimitiveTypes.Int64, int64(7), int64(30), int64(1210), int64(5000), nil), factID, coord)
+	stats := exec.NewQueryStats()
+	got, _ := runAll(t, root, mem, stats)
+	if strings.Join(sortedCopy(got), ",") != "v1210,v30,v7" {
+		t.Fatalf("rows %v", got)
+	}
+	notes := stats.For(scan).Notes()
+	// 7 and 30 share row group 0 of day 1; 1210 is in the NULL partition's
+	// first row group (ids 1200..1249).
+	if notes["partitions_kept"] != 7 || notes["row_groups_kept"] != 2 || notes["rows_read"] != 100 || notes["rows_kept"] != 3 {
+		t.Fatalf("ledger notes %v", notes)
+	}
+}
+
+// TestDynamicDegradedRun: past the collector cap the filter is a bloom
+// filter, and the join's answer is still complete.
+func TestDynamicDegradedRun(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	tb := dppFact(t)
+	coord := pruning.NewCoordinator(pruning.CoordinatorConfig{MaxValues: 4})
+	var keys []any
+	for id := int64(300); id < 1400; id += 50 { // the first id of 22 row groups
+		keys = append(keys, id)
+	}
+	root, scan, _ := dppPlan(tb, dimValues(arrow.PrimitiveTypes.Int64, keys...), factID, coord)
+	stats := exec.NewQueryStats()
+	got, _ := runAll(t, root, mem, stats)
+	if len(got) != len(keys) {
+		t.Fatalf("%d rows %v", len(got), got)
+	}
+	notes := stats.For(scan).Notes()
+	if notes["dpp_collector_1_bloom_bytes"] <= 0 || notes["rows_kept"] < 22 || notes["row_groups_kept"] != 22 {
+		t.Fatalf("ledger notes %v", notes)
+	}
+}
+
+// TestDynamicPruningErrors: an incomplete collector fails the scan; the
+// stage cut refuses an OrderEnforce it cannot honour.
+func TestDynamicPruningErrors(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	tb := dppFact(t)
+	coord := pruning.NewCoordinator(pruning.CoordinatorConfig{})
+	root, scan, coll := dppPlan(tb, dimValues(arrow.PrimitiveTypes.Int32, int32(1)), factDay, coord)
+
+	// The scan alone, before the collector ran.
+	st, err := scan.Open(&exec.TaskContext{Alloc: mem, Parallelism: 1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = st.Next(context.Background())
+	st.Close()
+	if !errors.Is(err, exec.ErrExecution) || !strings.Contains(err.Error(), "dynamic filter 1 incomplete") {
+		t.Fatalf("scan before its collector: %v", err)
+	}
+
+	// Collector and OrderEnforce in one stage.
+	same := &exec.UnionAll{Inputs: []exec.Node{coll, &exec.OrderEnforce{Child: coll, After: []*exec.DynamicFilterDataCollector{coll}}}}
+	if _, err := exec.BuildStages(same); !errors.Is(err, exec.ErrPlan) {
+		t.Fatalf("same stage: %v", err)
+	}
+	// A collector that is not in the plan.
+	other := &exec.DynamicFilterDataCollector{ID: 7, Child: coll.Child, Keys: coll.Keys, Sink: coord.Collector(7)}
+	if _, err := exec.BuildStages(&exec.OrderEnforce{Child: scan, After: []*exec.DynamicFilterDataCollector{other}}); !errors.Is(err, exec.ErrPlan) {
+		t.Fatalf("missing collector: %v", err)
+	}
+	// The full plan still runs.
+	if got, _ := runAll(t, root, mem, nil); len(got) != 200 {
+		t.Fatalf("%d rows", len(got))
+	}
+}
+
+func sortedCopy(s []string) []string {
+	out := append([]string(nil), s...)
+	for i := range out {
+		for j := i + 1; j < len(out); j++ {
+			if out[j] < out[i] {
+				out[i], out[j] = out[j], out[i]
+			}
+		}
+	}
+	return out
+}
