@@ -1,0 +1,145 @@
+package fsql_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fsql-dev/fsql"
+	"github.com/fsql-dev/fsql/connectors/tpcds"
+)
+
+// benchTPCDSDir is the TPC-DS data the adaptive benchmark reads: the
+// golden scale by default, or FSQL_BENCH_SCALE (generated once into the
+// user's cache folder, which takes minutes at scale 1).
+func benchTPCDSDir(b *testing.B) (string, float64) {
+	b.Helper()
+	s := os.Getenv("FSQL_BENCH_SCALE")
+	if s == "" {
+		return tpcdsData(b), goldenScale
+	}
+	scale, err := strconv.ParseFloat(s, 64)
+	if err != nil || scale < 0.01 {
+		b.Fatalf("FSQL_BENCH_SCALE=%q: want a scale factor of at least 0.01", s)
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	dir := filepath.Join(cache, "fsql", fmt.Sprintf("tpcds-sf%g-seed%d-flat", scale, goldenSeed))
+	if _, err := os.Stat(filepath.Join(dir, "store_sales")); err != nil {
+		if err := tpcds.Generate(context.Background(), tpcds.Options{
+			Scale: scale, Out: dir, Partitioned: false, RowGroupRows: 122880, Seed: goldenSeed,
+		}); err != nil {
+			b.Fatalf("generating TPC-DS data: %v", err)
+		}
+	}
+	return dir, scale
+}
+
+// runAll runs every golden query once and returns the wall time.
+func runAll(b *testing.B, eng *fsql.Engine, queries []string) time.Duration {
+	b.Helper()
+	start := time.Now()
+	for _, q := range queries {
+		rows, err := eng.Query(context.Background(), q)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for rows.Next() {
+		}
+		if err := rows.Err(); err != nil {
+			b.Fatal(err)
+		}
+		rows.Close()
+	}
+	return time.Since(start)
+}
+
+func medianDuration(ds []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
+}
+
+// BenchmarkAdaptiveTPCDS times the foundation's 20 TPC-DS queries with the
+// adaptive scheduler against fixed parallelism 2 and 16: 5 interleaved
+// rounds (the config order rotates every round), median per config. The
+// metrics are milliseconds for the whole set.
+//
+//	go test -run '^$' -bench AdaptiveTPCDS -benchtime 1x .
+//	FSQL_BENCH_SCALE=1 go test -run '^$' -bench AdaptiveTPCDS -benchtime 1x -timeout 1h .
+func BenchmarkAdaptiveTPCDS(b *testing.B) {
+	dir, scale := benchTPCDSDir(b)
+	var queries []string
+	for _, q := range goldenQueries {
+		text, err := os.ReadFile(filepath.Join("testdata", "tpcds", "queries", q+".sql"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		queries = append(queries, strings.TrimSpace(string(text)))
+	}
+	configs := []struct {
+		name string
+		kv   []string
+	}{
+		{"adaptive", nil},
+		{"fixed-p2", []string{"execution.batch.adaptive.auto-parallelism.enabled", "false", "parallelism.default", "2"}},
+		{"fixed-p16", []string{"execution.batch.adaptive.auto-parallelism.enabled", "false", "parallelism.default", "16"}},
+	}
+	engines := make([]*fsql.Engine, len(configs))
+	for i, c := range configs {
+		engines[i] = adaptEngine(b, dir, nil, c.kv...)
+	}
+	const rounds = 5
+	for i := 0; i < b.N; i++ {
+		times := make([][]time.Duration, len(configs))
+		for r := 0; r < rounds; r++ {
+			for k := range configs {
+				c := (k + r) % len(configs)
+				times[c] = append(times[c], runAll(b, engines[c], queries))
+			}
+		}
+		best := time.Duration(1<<63 - 1)
+		for c := range configs {
+			if c > 0 {
+				best = min(best, medianDuration(times[c]))
+			}
+		}
+		for c, cfg := range configs {
+			m := medianDuration(times[c])
+			b.ReportMetric(float64(m.Milliseconds()), cfg.name+"-ms")
+			b.Logf("scale %g, %s: median %v of %v", scale, cfg.name, m.Round(time.Millisecond), times[c])
+		}
+		b.ReportMetric(float64(medianDuration(times[0]))/float64(best), "adaptive/best-fixed")
+	}
+}
+
+// BenchmarkSkewJoin times a join whose probe side has one key holding 25%
+// of its rows, with the skewed key group split across tasks and without.
+func BenchmarkSkewJoin(b *testing.B) {
+	dir := skewData(b)
+	for _, c := range []struct{ name, threshold string }{{"split", "64kb"}, {"unsplit", "1gb"}} {
+		eng := adaptEngine(b, dir, nil, skewSettings(c.threshold)...)
+		b.Run(c.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				rows, err := eng.Query(context.Background(), skewQuery)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for rows.Next() {
+				}
+				if err := rows.Err(); err != nil {
+					b.Fatal(err)
+				}
+				rows.Close()
+			}
+		})
+	}
+}
