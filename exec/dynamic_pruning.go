@@ -49,24 +49,45 @@ type DynamicPruning struct {
 	Ledger map[string]int64
 }
 
+// DynamicFilterSources is optionally implemented by a DynamicPruner (the
+// pruning package's does): the IDs of the collectors it reads. BuildStages
+// then refuses a plan where the scan's stage is not ordered after those
+// collectors' stages, instead of failing (or not) at run time depending
+// on scheduling luck.
+type DynamicFilterSources interface {
+	CollectorIDs() []int
+}
+
 // addOrderEdges gives every stage holding an OrderEnforce a DependsOn edge
 // to each stage holding one of its collectors, so the collectors have
 // finished before the stage (and its scan) starts. It runs after the plan
-// is cut, so Exchange boundaries are known.
+// is cut, so Exchange boundaries are known. Then it checks every
+// dynamically pruned scan runs after the collectors it reads.
 func addOrderEdges(g *JobGraph) error {
 	home := map[*DynamicFilterDataCollector]*Stage{}
+	byID := map[int]*Stage{}
 	type enforce struct {
 		oe *OrderEnforce
 		st *Stage
 	}
+	type dynScan struct {
+		s  *Scan
+		st *Stage
+	}
 	var enforces []enforce
+	var scans []dynScan
 	for _, st := range g.Stages {
 		walkStage(st.Root, func(n Node) {
 			switch x := n.(type) {
 			case *DynamicFilterDataCollector:
 				home[x] = st
+				byID[x.ID] = st
 			case *OrderEnforce:
 				enforces = append(enforces, enforce{x, st})
+			case *Scan:
+				if x.Dynamic != nil {
+					scans = append(scans, dynScan{x, st})
+				}
 			}
 		})
 	}
@@ -87,7 +108,47 @@ func addOrderEdges(g *JobGraph) error {
 			}
 		}
 	}
+	for _, ds := range scans {
+		src, ok := ds.s.Dynamic.(DynamicFilterSources)
+		if !ok {
+			continue
+		}
+		for _, id := range src.CollectorIDs() {
+			dep := byID[id]
+			switch {
+			case dep == nil:
+				return fmt.Errorf("%w: scan of %s reads dynamic filter %d, which no collector in the plan produces", ErrPlan, ds.s.Table.Name, id)
+			case !runsAfter(ds.st, dep):
+				return fmt.Errorf("%w: scan of %s in stage %d reads dynamic filter %d of stage %d but does not wait for it (put an OrderEnforce above the scan)", ErrPlan, ds.s.Table.Name, ds.st.ID, id, dep.ID)
+			}
+		}
+	}
 	return nil
+}
+
+// runsAfter reports whether st starts only after dep finished: dep is a
+// producer or dependency of st, directly or through others.
+func runsAfter(st, dep *Stage) bool {
+	seen := map[*Stage]bool{}
+	var visit func(s *Stage) bool
+	visit = func(s *Stage) bool {
+		if seen[s] {
+			return false
+		}
+		seen[s] = true
+		for _, p := range s.Producers {
+			if p == dep || visit(p) {
+				return true
+			}
+		}
+		for _, p := range s.DependsOn {
+			if p == dep || visit(p) {
+				return true
+			}
+		}
+		return false
+	}
+	return visit(st)
 }
 
 // walkStage visits the nodes of one stage: it does not descend below an
@@ -145,7 +206,11 @@ func dynamicLedger(notes map[string]int64) (string, map[string]bool) {
 	used := map[string]bool{}
 	get := func(k string) int64 { used[k] = true; return notes[k] }
 	var parts []string
-	parts = append(parts, fmt.Sprintf("partitions %d/%d", get("partitions_kept"), get("partitions_total")))
+	p := fmt.Sprintf("partitions %d/%d", get("partitions_kept"), get("partitions_total"))
+	if static, ok := notes["partitions"]; ok && static != notes["partitions_total"] {
+		p += fmt.Sprintf(" (%d after static pruning)", static)
+	}
+	parts = append(parts, p)
 	files := get("files")
 	parts = append(parts, fmt.Sprintf("files %d/%d", files, files+get("files_pruned")))
 	parts = append(parts, fmt.Sprintf("row groups %d/%d", get("row_groups_kept"), get("row_groups_total")))

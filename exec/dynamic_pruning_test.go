@@ -274,6 +274,29 @@ func TestDynamicPruningErrors(t *testing.T) {
 	if _, err := exec.BuildStages(&exec.OrderEnforce{Child: scan, After: []*exec.DynamicFilterDataCollector{other}}); !errors.Is(err, exec.ErrPlan) {
 		t.Fatalf("missing collector: %v", err)
 	}
+	// A dynamic scan that does not wait for its collector is refused at
+	// the cut, not left to scheduling luck.
+	noWait := &exec.HashJoin{
+		Type:      exec.SemiJoin,
+		Build:     &exec.Exchange{Kind: exec.HashExchange, Child: coll, Keys: coll.Keys, MaxParallelism: 8},
+		Probe:     &exec.Exchange{Kind: exec.HashExchange, Child: scan, Keys: []expr.Expr{expr.NewColumn(0, arrow.PrimitiveTypes.Int32, "day")}, MaxParallelism: 8},
+		BuildKeys: coll.Keys,
+		ProbeKeys: []expr.Expr{expr.NewColumn(0, arrow.PrimitiveTypes.Int32, "day")},
+	}
+	if _, err := exec.BuildStages(noWait); !errors.Is(err, exec.ErrPlan) || !strings.Contains(err.Error(), "does not wait") {
+		t.Fatalf("scan without OrderEnforce: %v", err)
+	}
+	// A broadcast build read by the scan's own stage already orders them.
+	bcast := &exec.HashJoin{
+		Type:      exec.SemiJoin,
+		Build:     &exec.Exchange{Kind: exec.BroadcastExchange, Child: coll},
+		Probe:     scan,
+		BuildKeys: coll.Keys,
+		ProbeKeys: []expr.Expr{expr.NewColumn(0, arrow.PrimitiveTypes.Int32, "day")},
+	}
+	if _, err := exec.BuildStages(bcast); err != nil {
+		t.Fatalf("broadcast build: %v", err)
+	}
 	// The full plan still runs.
 	if got, _ := runAll(t, root, mem, nil); len(got) != 200 {
 		t.Fatalf("%d rows", len(got))

@@ -2,65 +2,66 @@ package pruning
 
 import (
 	"hash/maphash"
-	"math"
 	"math/bits"
 )
 
-// bloomFilter is a plain bit-array bloom filter over 64-bit hashes, with k
-// probe positions derived by double hashing (Kirsch–Mitzenmacher). It has
-// no false negatives; its false-positive rate is about fpr while it holds
-// at most the count it was sized for.
+// bloomFilter is a split-block bloom filter (the layout Parquet uses):
+// a hash picks one 256-bit block, and eight bits are set in it, one per
+// 32-bit word, so a lookup touches one cache line however many "hashes"
+// it tests. It has no false negatives; its false-positive rate is about
+// 1% at 11 bits per value, lower with more.
 type bloomFilter struct {
-	bits []uint64
-	mask uint64 // number of bits - 1 (a power of two)
-	k    int
+	blocks []sbbfBlock
 }
 
-// newBloomFilter sizes a filter for n values at false-positive rate fpr:
-// m = -n ln(fpr) / ln(2)^2 bits, rounded up to a power of two (which only
-// lowers the rate), and k = m/n ln 2 probes.
-func newBloomFilter(n int, fpr float64) *bloomFilter {
+type sbbfBlock [8]uint32
+
+// sbbfSalt are Parquet's salts: odd constants that spread one 32-bit hash
+// into eight bit positions.
+var sbbfSalt = [8]uint32{0x47b6137b, 0x44974d91, 0x8824ad5b, 0xa2b7289d, 0x705495c7, 0x2df1424b, 0x9efc4947, 0x5c6bfb31}
+
+// bloomBitsPerValue sizes filters for about 0.5% false positives.
+const bloomBitsPerValue = 14
+
+// newBloomFilter sizes a filter for n values, rounded up to a power of two
+// blocks (which only lowers the rate).
+func newBloomFilter(n int) *bloomFilter {
 	n = max(n, 1)
-	m := uint64(math.Ceil(-float64(n) * math.Log(fpr) / (math.Ln2 * math.Ln2)))
-	m = max(m, 64)
-	m = 1 << bits.Len64(m-1)
-	k := int(math.Round(float64(m) / float64(n) * math.Ln2))
-	k = min(max(k, 1), 16)
-	return &bloomFilter{bits: make([]uint64, m/64), mask: m - 1, k: k}
+	nb := (uint64(n)*bloomBitsPerValue + 255) / 256
+	nb = 1 << bits.Len64(max(nb, 1)-1)
+	return &bloomFilter{blocks: make([]sbbfBlock, nb)}
 }
 
-// add inserts a hash; it reports whether the hash was (maybe) already there.
-func (b *bloomFilter) add(h uint64) bool {
-	h1, h2 := h, bits.RotateLeft64(h, 32)|1
-	present := true
-	for i := 0; i < b.k; i++ {
-		pos := (h1 + uint64(i)*h2) & b.mask
-		w, bit := pos>>6, uint64(1)<<(pos&63)
-		if b.bits[w]&bit == 0 {
-			present = false
-			b.bits[w] |= bit
-		}
+func (b *bloomFilter) block(h uint64) (*sbbfBlock, uint32) {
+	// The high half picks the block (a power of two, so a mask), the low
+	// half the bits inside it.
+	return &b.blocks[(h>>32)&uint64(len(b.blocks)-1)], uint32(h)
+}
+
+// add inserts a hash.
+func (b *bloomFilter) add(h uint64) {
+	blk, x := b.block(h)
+	for i := range blk {
+		blk[i] |= 1 << ((x * sbbfSalt[i]) >> 27)
 	}
-	return present
 }
 
 // has reports whether h may have been added (never false for one that was).
 func (b *bloomFilter) has(h uint64) bool {
-	h1, h2 := h, bits.RotateLeft64(h, 32)|1
-	for i := 0; i < b.k; i++ {
-		pos := (h1 + uint64(i)*h2) & b.mask
-		if b.bits[pos>>6]&(uint64(1)<<(pos&63)) == 0 {
+	blk, x := b.block(h)
+	for i := range blk {
+		if blk[i]&(1<<((x*sbbfSalt[i])>>27)) == 0 {
 			return false
 		}
 	}
 	return true
 }
 
-func (b *bloomFilter) sizeBytes() int64 { return int64(len(b.bits)) * 8 }
+func (b *bloomFilter) sizeBytes() int64 { return int64(len(b.blocks)) * 32 }
 
-// scalableBloom grows by adding filters of twice the previous capacity as
-// values arrive, each with a tighter rate so the sum stays near the target
-// (Almeida et al., "Scalable Bloom Filters"). Past maxBloomBytes in total
+// scalableBloom grows by adding filters of four times the previous
+// capacity as values arrive (Almeida et al., "Scalable Bloom Filters"), so
+// a lookup tests few filters. Past maxBloomBytes in total
 // it stops growing: the last filter takes every further value and its
 // false-positive rate rises, but memory stays bounded and there are still
 // no false negatives.
@@ -68,23 +69,20 @@ type scalableBloom struct {
 	layers   []*bloomFilter
 	capacity int // of the last layer
 	inLast   int // distinct-looking values added to the last layer
-	fpr      float64
 	bytes    int64
 }
 
 // maxBloomBytes bounds one key column's bloom filters.
 const maxBloomBytes = 16 << 20
 
-func newScalableBloom(capacity int, fpr float64) *scalableBloom {
-	s := &scalableBloom{fpr: fpr}
+func newScalableBloom(capacity int) *scalableBloom {
+	s := &scalableBloom{}
 	s.grow(capacity)
 	return s
 }
 
 func (s *scalableBloom) grow(capacity int) {
-	// Layer i gets rate fpr/2^(i+1): the rates sum to less than fpr.
-	rate := s.fpr / math.Pow(2, float64(len(s.layers)+1))
-	l := newBloomFilter(capacity, rate)
+	l := newBloomFilter(capacity)
 	s.layers = append(s.layers, l)
 	s.capacity, s.inLast = capacity, 0
 	s.bytes += l.sizeBytes()
@@ -94,16 +92,16 @@ func (s *scalableBloom) add(h uint64) {
 	if s.has(h) {
 		return
 	}
-	if s.inLast >= s.capacity && s.bytes+2*s.layers[len(s.layers)-1].sizeBytes() <= maxBloomBytes {
-		s.grow(2 * s.capacity)
+	if s.inLast >= s.capacity && s.bytes+4*s.layers[len(s.layers)-1].sizeBytes() <= maxBloomBytes {
+		s.grow(4 * s.capacity)
 	}
 	s.layers[len(s.layers)-1].add(h)
 	s.inLast++
 }
 
 func (s *scalableBloom) has(h uint64) bool {
-	for _, l := range s.layers {
-		if l.has(h) {
+	for i := len(s.layers) - 1; i >= 0; i-- { // the largest holds the most
+		if s.layers[i].has(h) {
 			return true
 		}
 	}

@@ -3,6 +3,7 @@ package pruning
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -182,6 +183,18 @@ type pruner struct {
 	table  *hive.Table
 	parts  []*hive.Partition
 	result *exec.DynamicPruning
+}
+
+// CollectorIDs implements exec.DynamicFilterSources, so the stage cut can
+// check the scan waits for every collector it reads.
+func (p *pruner) CollectorIDs() []int {
+	ids := make([]int, 0, len(p.targets))
+	for _, t := range p.targets {
+		if !slices.Contains(ids, t.CollectorID) {
+			ids = append(ids, t.CollectorID)
+		}
+	}
+	return ids
 }
 
 func (p *pruner) String() string {

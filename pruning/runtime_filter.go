@@ -166,13 +166,10 @@ func addStrings(k *keyBuilder, n int, value func(int) string, a arrow.Array) {
 	}
 }
 
-// bloomFPR is the target false-positive rate of degraded filters.
-const bloomFPR = 0.01
-
-// degrade moves the exact set into a bloom filter sized for twice the cap
-// (it grows further if more keys come) and drops the set.
+// degrade moves the exact set into a bloom filter sized for eight times
+// the cap (it grows further if more keys come) and drops the set.
 func (k *keyBuilder) degrade() {
-	k.bloom = newScalableBloom(2*max(k.maxValues, 1), bloomFPR)
+	k.bloom = newScalableBloom(8 * max(k.maxValues, 1))
 	for x := range k.ints {
 		k.bloom.add(hashInt(x))
 	}
@@ -387,26 +384,29 @@ func fillIntMask[T intLike](f *runtimeFilter, vals []T, out []byte) {
 	lo, hi := f.minI, f.maxI
 	switch {
 	case f.dense != nil:
+		dense, span := f.dense, f.span
 		for i, v := range vals {
 			d := uint64(int64(v) - lo)
-			if d < f.span && f.dense[d>>6]&(1<<(d&63)) != 0 {
+			if d < span && dense[d>>6]&(1<<(d&63)) != 0 {
 				out[i>>3] |= 1 << (i & 7)
 			}
 		}
 	case f.exact:
+		set := f.intSet
 		for i, v := range vals {
 			x := int64(v)
 			if x < lo || x > hi {
 				continue
 			}
-			if _, ok := f.intSet[x]; ok {
+			if _, ok := set[x]; ok {
 				out[i>>3] |= 1 << (i & 7)
 			}
 		}
 	default:
+		bloom := f.bloom
 		for i, v := range vals {
 			x := int64(v)
-			if x >= lo && x <= hi && f.bloom.has(hashInt(x)) {
+			if x >= lo && x <= hi && bloom.has(hashInt(x)) {
 				out[i>>3] |= 1 << (i & 7)
 			}
 		}
