@@ -11,7 +11,13 @@
 //
 // Output is deterministic: every table chunk (a fact partition, a dimension)
 // is generated from its own random stream seeded by (seed, table, chunk), so
-// the bytes do not depend on the number of workers.
+// the bytes do not depend on the number of workers. A fact chunk is one
+// partition value (a sale or return date, an inventory week, or the NULL
+// date), whatever the layout: the partitioned layout writes each chunk to
+// its own Hive folder, the flat layout concatenates the same chunks in
+// partition order (NULL last) into a few files, so both layouts hold the
+// same rows and answer every query identically. Sales lines (and the
+// returns that copy them) come from per-ticket streams on top of that.
 //
 // Scaling: fact tables grow linearly with the scale factor; date_dim,
 // time_dim, income_band, household_demographics and customer_demographics are

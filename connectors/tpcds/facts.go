@@ -167,9 +167,17 @@ func (w *world) salesPart(c *channel, dayIdx int, s *sink) error {
 	return nil
 }
 
+// key writes a date key; v < 0 is NULL. The partition column's NULLs are
+// exactly the rows of its NULL partition: no random NULLs on top, which the
+// partitioned layout could not store and the flat layout would then not
+// share with it. Other date keys get their column's NULL fraction.
 func (s *sink) key(v int64) {
 	if v < 0 {
 		s.null()
+		return
+	}
+	if s.col == s.t.partKey {
+		s.iN(v, false)
 		return
 	}
 	s.i(v)

@@ -39,7 +39,7 @@ func TableNames() []string {
 type task struct {
 	table string
 	path  string // relative to the output folder
-	key   uint64 // chunk number, seeds the file's stream
+	key   uint64 // chunk number, seeds the file's stream (facts reseed per partition)
 	skip  int
 	run   func(s *sink) error
 }
@@ -49,11 +49,21 @@ const hiveNull = "__HIVE_DEFAULT_PARTITION__"
 // Generate writes the data set into o.Out. It writes into a temporary
 // folder next to o.Out and renames it at the end, so an interrupted run
 // leaves no partial data set.
-func Generate(ctx context.Context, o Options) error { return generate(ctx, o, nil) }
+func Generate(ctx context.Context, o Options) error { return generate(ctx, o, subset{}) }
 
-// generate is Generate restricted to the tables in only (nil: all); tests
-// use it to stay fast.
-func generate(ctx context.Context, o Options, only map[string]bool) error {
+// subset restricts generate to part of a data set; tests use it to stay
+// fast (file-system work per partition dominates at small scales).
+type subset struct {
+	tables   map[string]bool // nil: all tables
+	from, to int64           // fact partitions kept: value in [from, to] or NULL; to = 0: all
+}
+
+func (b subset) keepPart(val int64) bool {
+	return b.to == 0 || val < 0 || val >= b.from && val <= b.to
+}
+
+// generate is Generate restricted to a subset.
+func generate(ctx context.Context, o Options, only subset) error {
 	if o.Scale < 0.01 {
 		return fmt.Errorf("%w: scale %g is below 0.01", ErrInvalidOptions, o.Scale)
 	}
@@ -84,11 +94,11 @@ func generate(ctx context.Context, o Options, only map[string]bool) error {
 		}
 	}()
 	w := newWorld(o.Scale, o.Seed)
-	tasks := w.tasks(o)
-	if only != nil {
+	tasks := w.tasks(o, only)
+	if only.tables != nil {
 		kept := tasks[:0]
 		for _, t := range tasks {
-			if only[t.table] {
+			if only.tables[t.table] {
 				kept = append(kept, t)
 			}
 		}
@@ -105,7 +115,7 @@ func generate(ctx context.Context, o Options, only map[string]bool) error {
 	return nil
 }
 
-func (w *world) tasks(o Options) []task {
+func (w *world) tasks(o Options, only subset) []task {
 	var ts []task
 	dim := func(name string, run func(s *sink) error) {
 		ts = append(ts, task{table: name, path: filepath.Join(name, "part-0.parquet"), skip: -1, run: run})
@@ -159,7 +169,24 @@ func (w *world) tasks(o Options) []task {
 	}
 	for _, name := range order {
 		t := w.tabs[name]
-		parts := facts[name]
+		var parts []part
+		for _, p := range facts[name] {
+			if only.keepPart(p.val) {
+				parts = append(parts, p)
+			}
+		}
+		// Each partition draws from its own stream seeded by (seed, table,
+		// partition value), not the file's: the rows are then the same
+		// whether a partition is a file of its own or a slice of a flat file.
+		for i := range parts {
+			p := &parts[i]
+			run, key := p.run, uint64(p.val+1)
+			tk := hashString(name)
+			p.run = func(s *sink) error {
+				s.r = newRNG(w.seed, tk, 1, key)
+				return run(s)
+			}
+		}
 		pk := t.cols[t.partKey].name
 		if o.Partitioned {
 			for i, p := range parts {
