@@ -32,6 +32,11 @@ type Config struct {
 	// DynamicFiltering turns dynamic partition pruning on
 	// (table.optimizer.dynamic-filtering.enabled). Default true.
 	DynamicFiltering bool
+	// DynamicFilterMaxValues is how many distinct join keys a dynamic
+	// filter collects exactly; past it the filter degrades to a bloom
+	// filter plus min/max (table.exec.dynamic-filtering.max-values).
+	// Default 65536.
+	DynamicFilterMaxValues int
 
 	// Adaptive decides each stage's parallelism from the bytes of its
 	// inputs when the stage is scheduled
@@ -61,12 +66,13 @@ type Config struct {
 // DefaultConfig returns the defaults documented on each field.
 func DefaultConfig() Config {
 	return Config{
-		Parallelism:        runtime.NumCPU(),
-		MaxParallelism:     128,
-		Slots:              runtime.GOMAXPROCS(0),
-		MemoryBudget:       8 << 30,
-		BroadcastThreshold: 10 << 20,
-		DynamicFiltering:   true,
+		Parallelism:            runtime.NumCPU(),
+		MaxParallelism:         128,
+		Slots:                  runtime.GOMAXPROCS(0),
+		MemoryBudget:           8 << 30,
+		BroadcastThreshold:     10 << 20,
+		DynamicFiltering:       true,
+		DynamicFilterMaxValues: 65536,
 
 		Adaptive:               true,
 		AdaptiveBytesPerTask:   16 << 20,
@@ -97,6 +103,9 @@ var configKeys = map[string]configKey{
 	}},
 	"table.optimizer.join.broadcast-threshold": {"build sides smaller than this are broadcast", func(c *Config, v string) error {
 		return setBytes(&c.BroadcastThreshold, v)
+	}},
+	"table.exec.dynamic-filtering.max-values": {"distinct keys a dynamic filter holds before degrading to bloom + min/max", func(c *Config, v string) error {
+		return setInt(&c.DynamicFilterMaxValues, v, 1, 1<<26)
 	}},
 	"table.optimizer.dynamic-filtering.enabled": {"dynamic partition pruning", func(c *Config, v string) error {
 		b, err := strconv.ParseBool(v)

@@ -161,8 +161,10 @@ func (e *Engine) plan(stmt ast.StmtNode) (st *sql.Statement, root exec.Node, err
 		return nil, nil, err
 	}
 	root, err = planner.Physical(lp, planner.PhysicalConfig{
-		MaxParallelism:     e.keyGroups(),
-		BroadcastThreshold: e.cfg.BroadcastThreshold,
+		MaxParallelism:         e.keyGroups(),
+		BroadcastThreshold:     e.cfg.BroadcastThreshold,
+		DynamicFiltering:       e.cfg.DynamicFiltering,
+		DynamicFilterMaxValues: e.cfg.DynamicFilterMaxValues,
 	})
 	if err != nil {
 		return nil, nil, err

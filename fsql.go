@@ -69,6 +69,13 @@ func (r *Rows) Next() bool {
 	if r.done {
 		return false
 	}
+	if err := r.ctx.Err(); err != nil {
+		// A cancelled query ends here even if its last batches were
+		// already computed: the caller asked it to stop.
+		r.done, r.err = true, err
+		r.Close()
+		return false
+	}
 	b, err := r.next(r.ctx)
 	if err != nil {
 		r.done = true

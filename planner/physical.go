@@ -19,6 +19,11 @@ type PhysicalConfig struct {
 	// BroadcastThreshold: a join build side estimated smaller than this
 	// many bytes is broadcast instead of shuffled.
 	BroadcastThreshold int64
+	// DynamicFiltering turns dynamic partition pruning on.
+	DynamicFiltering bool
+	// DynamicFilterMaxValues caps the distinct keys a dynamic filter
+	// holds exactly; past it the filter degrades to bloom + min/max.
+	DynamicFilterMaxValues int
 }
 
 // Physical turns an optimized logical plan into an executable plan with
@@ -27,6 +32,9 @@ type PhysicalConfig struct {
 // ordered results are produced by a single task).
 func Physical(p Plan, cfg PhysicalConfig) (exec.Node, error) {
 	b := &physBuilder{cfg: cfg}
+	if cfg.DynamicFiltering {
+		b.dpp = planDynamicFilters(p, cfg)
+	}
 	out, err := b.build(p)
 	if err != nil {
 		return nil, err
@@ -36,6 +44,7 @@ func Physical(p Plan, cfg PhysicalConfig) (exec.Node, error) {
 
 type physBuilder struct {
 	cfg PhysicalConfig
+	dpp *dppPlan // nil when dynamic filtering is off
 }
 
 // phys is a physical subplan and whether all its rows come out of one task
@@ -159,6 +168,7 @@ func (b *physBuilder) scan(n *Scan) (phys, error) {
 		parts = []*hive.Partition{} // every partition pruned
 	}
 	s := &exec.Scan{Table: n.Table, Columns: n.Columns, Partitions: parts}
+	scan := b.dpp.wrapScan(n, s)
 	if len(n.Filters) > 0 {
 		s.KeepRowGroup = pruning.RowGroupFilter(n.Table, TableFilters(n))
 		var txt []string
@@ -166,9 +176,9 @@ func (b *physBuilder) scan(n *Scan) (phys, error) {
 			txt = append(txt, f.String())
 		}
 		s.Label = "filters: " + strings.Join(txt, " AND ")
-		return phys{&exec.Filter{Child: s, Cond: expr.JoinAnd(n.Filters)}, false}, nil
+		return phys{&exec.Filter{Child: scan, Cond: expr.JoinAnd(n.Filters)}, false}, nil
 	}
-	return phys{s, false}, nil
+	return phys{scan, false}, nil
 }
 
 // splitEquiKeys separates equality conjuncts between the two sides of a
@@ -248,6 +258,11 @@ func (b *physBuilder) join(n *Join) (phys, error) {
 	if swapped {
 		buildBytes = le.Bytes()
 	}
+	bn, err := b.dpp.wrapBuild(n, build.node, bk, swapped)
+	if err != nil {
+		return phys{}, err
+	}
+	build.node = bn
 	hj := &exec.HashJoin{Type: joinTypes[n.Type], BuildKeys: bk, ProbeKeys: pk, Residual: res}
 	single := probe.single
 	// NOT IN and mark joins need every build row in every task (one NULL

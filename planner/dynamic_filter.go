@@ -1,0 +1,186 @@
+package planner
+
+import (
+	"fmt"
+
+	"github.com/fsql-dev/fsql/exec"
+	"github.com/fsql-dev/fsql/exec/expr"
+	"github.com/fsql-dev/fsql/pruning"
+)
+
+// Dynamic partition pruning (DPP).
+//
+// Where a selective side of an inner or semi hash join (a filtered
+// dimension) joins a fact table's scan on one of the scan's columns, the
+// physical plan gets:
+//   - a DynamicFilterDataCollector on top of the selective (build) side,
+//     right under its exchange, collecting the distinct join keys;
+//   - an OrderEnforce directly above the fact scan: a dependency edge with
+//     no data, so the collector's stage finishes before the scan's stage
+//     starts;
+//   - a dynamic pruner on the scan, which asks the query's pruning
+//     coordinator for the surviving partitions, row groups and rows before
+//     the scan lists any file.
+//
+// The fact side is found by tracing the probe join key down through
+// projections, filters, joins (the inner sides and the left side of
+// semi/anti/left/mark joins) and group keys of aggregates — every operator
+// where dropping rows whose key cannot match changes nothing above. It
+// never traces through LIMIT, windows, UNION or MaxOneRow, where dropping
+// rows early would change the answer.
+
+// dppPlan is decided before physical building: which joins collect, and
+// which scans wait for which collectors.
+type dppPlan struct {
+	coord      *pruning.Coordinator
+	collectors map[*Join]*dppCollector
+	scans      map[*Scan][]dppTarget
+	nextID     int
+}
+
+type dppCollector struct {
+	node    *exec.DynamicFilterDataCollector
+	keyIdx  int // which equi key of the join it collects
+	factOnL bool
+}
+
+type dppTarget struct {
+	collector *exec.DynamicFilterDataCollector
+	column    int // index into the scan's table schema
+}
+
+// dppMinFactRows: below this many rows a fact scan is read whole; DPP's
+// extra stage edge would cost more than it saves.
+const dppMinFactRows = 10000
+
+// dppMaxBuildFraction: the build side must keep at most this fraction of
+// its rows (it is filtered) to be worth collecting.
+const dppMaxBuildFraction = 0.5
+
+func planDynamicFilters(root Plan, cfg PhysicalConfig) *dppPlan {
+	d := &dppPlan{
+		coord:      pruning.NewCoordinator(pruning.CoordinatorConfig{MaxValues: cfg.DynamicFilterMaxValues}),
+		collectors: map[*Join]*dppCollector{},
+		scans:      map[*Scan][]dppTarget{},
+	}
+	var walk func(p Plan)
+	walk = func(p Plan) {
+		for _, c := range p.Children() {
+			walk(c)
+		}
+		j, ok := p.(*Join)
+		if !ok || (j.Type != InnerJoin && j.Type != SemiJoin) {
+			return
+		}
+		lw, rw := len(j.Left.Schema()), len(j.Right.Schema())
+		lk, rk, _ := splitEquiKeys(j.Cond, lw, rw)
+		if len(lk) == 0 {
+			return
+		}
+		factOnLeft := true
+		if j.Type == InnerJoin && probeIsRight(j) {
+			factOnLeft = false
+		}
+		fact, dim, keys := j.Left, j.Right, lk
+		if !factOnLeft {
+			fact, dim, keys = j.Right, j.Left, rk
+		}
+		ds := Estimate(dim)
+		if ds.Rows/ds.Base > dppMaxBuildFraction {
+			return
+		}
+		for ki, k := range keys {
+			col, isCol := k.(*expr.Column)
+			if !isCol {
+				continue
+			}
+			scan, tcol, ok := traceToScan(fact, col.Index)
+			if !ok || scan.Table.NumRows() < dppMinFactRows || !pruning.SupportedKeyType(col.Type) {
+				continue
+			}
+			d.nextID++
+			c := &exec.DynamicFilterDataCollector{ID: d.nextID, Sink: d.coord.Collector(d.nextID)}
+			d.collectors[j] = &dppCollector{node: c, keyIdx: ki, factOnL: factOnLeft}
+			d.scans[scan] = append(d.scans[scan], dppTarget{collector: c, column: tcol})
+			return
+		}
+	}
+	walk(root)
+	return d
+}
+
+// probeIsRight reports whether the physical planner will probe with the
+// right input of inner join j (it builds on the smaller side).
+func probeIsRight(j *Join) bool {
+	return Estimate(j.Left).Bytes() < Estimate(j.Right).Bytes()
+}
+
+// traceToScan follows output column col of p down to the scan column it
+// is a copy of, through operators where pruning rows by that column's
+// value cannot change what survives above.
+func traceToScan(p Plan, col int) (*Scan, int, bool) {
+	switch n := p.(type) {
+	case *Scan:
+		return n, n.Columns[col], true
+	case *Filter:
+		return traceToScan(n.Child, col)
+	case *Project:
+		if c, ok := n.Exprs[col].(*expr.Column); ok {
+			return traceToScan(n.Child, c.Index)
+		}
+	case *Join:
+		lw := len(n.Left.Schema())
+		if col < lw {
+			return traceToScan(n.Left, col)
+		}
+		if n.Type == InnerJoin {
+			return traceToScan(n.Right, col-lw)
+		}
+	case *Aggregate:
+		if !n.Rollup && col < len(n.GroupBy) {
+			if c, ok := n.GroupBy[col].(*expr.Column); ok {
+				return traceToScan(n.Child, c.Index)
+			}
+		}
+	}
+	return nil, 0, false
+}
+
+// wrapScan wraps a physical scan for DPP when the plan chose it as a
+// fact scan: the scan gets its pruner and an OrderEnforce above it.
+func (d *dppPlan) wrapScan(n *Scan, s *exec.Scan) exec.Node {
+	if d == nil {
+		return s
+	}
+	ts := d.scans[n]
+	if len(ts) == 0 {
+		return s
+	}
+	var targets []pruning.Target
+	oe := &exec.OrderEnforce{Child: s}
+	for _, t := range ts {
+		targets = append(targets, pruning.Target{CollectorID: t.collector.ID, Column: t.column})
+		oe.After = append(oe.After, t.collector)
+	}
+	s.Dynamic = d.coord.Pruner(targets)
+	return oe
+}
+
+// wrapBuild puts the join's collector on top of its build side.
+func (d *dppPlan) wrapBuild(j *Join, build exec.Node, buildKeys []expr.Expr, swapped bool) (exec.Node, error) {
+	if d == nil {
+		return build, nil
+	}
+	c, ok := d.collectors[j]
+	if !ok {
+		return build, nil
+	}
+	// The fact side must be the probe side: the left input unless the
+	// physical planner swapped the inputs.
+	if c.factOnL == swapped {
+		return nil, fmt.Errorf("%w: dynamic filter %d planned on the probe side of a join whose fact side became the build side", exec.ErrInternal, c.node.ID)
+	}
+	c.node.Child = build
+	c.node.Keys = []expr.Expr{buildKeys[c.keyIdx]}
+	return c.node, nil
+}
