@@ -1,0 +1,96 @@
+package fsql_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/fsql-dev/fsql"
+	"github.com/fsql-dev/fsql/connectors/tpcds"
+	"github.com/fsql-dev/fsql/internal/answers"
+)
+
+var (
+	partOnce sync.Once
+	partDir  string
+	partErr  error
+)
+
+// tpcdsPartitioned is the golden scale and seed in the Hive-partitioned
+// layout, where dynamic pruning skips partitions.
+func tpcdsPartitioned(t testing.TB) string {
+	t.Helper()
+	partOnce.Do(func() {
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			cache = os.TempDir()
+		}
+		partDir = filepath.Join(cache, "fsql", fmt.Sprintf("tpcds-sf%g-seed%d", goldenScale, goldenSeed))
+		if _, err := os.Stat(partDir); err == nil {
+			return
+		}
+		partErr = tpcds.Generate(context.Background(), tpcds.Options{
+			Scale: goldenScale, Out: partDir, Partitioned: true, RowGroupRows: 122880, Seed: goldenSeed,
+		})
+	})
+	if partErr != nil {
+		t.Fatalf("generating TPC-DS data: %v", partErr)
+	}
+	return partDir
+}
+
+func queryAnswer(t *testing.T, dir, q string, set ...string) *answers.Answer {
+	t.Helper()
+	text, err := os.ReadFile(filepath.Join("testdata", "tpcds", "queries", q+".sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer alloc.AssertSize(t, 0)
+	cfg := fsql.DefaultConfig()
+	for _, kv := range set {
+		k, v, _ := strings.Cut(kv, "=")
+		if err := cfg.Set(k, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eng, err := fsql.Open(dir, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema, batches := runQuery(t, eng.WithAllocator(alloc), strings.TrimSpace(string(text)))
+	got, err := answers.FromArrow(schema, batches)
+	for _, b := range batches {
+		b.Release()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// Dynamic pruning must never change an answer: on the partitioned
+// layout, where it skips partitions, every query of the set returns the
+// same rows with it on and off. (The golden test runs the flat layout
+// with pruning on, where it skips row groups.)
+func TestDynamicPruningSameAnswers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates TPC-DS data")
+	}
+	dir := tpcdsPartitioned(t)
+	for _, q := range goldenQueries {
+		t.Run(q, func(t *testing.T) {
+			on := queryAnswer(t, dir, q, "table.optimizer.dynamic-filtering.enabled=true")
+			off := queryAnswer(t, dir, q, "table.optimizer.dynamic-filtering.enabled=false")
+			if err := answers.Compare(off, on); err != nil {
+				t.Fatalf("pruning on differs from pruning off: %v", err)
+			}
+		})
+	}
+}
