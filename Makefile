@@ -2,7 +2,7 @@ GO ?= go
 # Scale of the TPC-DS data `make run` and `make bench` use.
 SCALE ?= 1
 
-.PHONY: build test test-race bench run answers fmt vet
+.PHONY: build test test-race bench bench-dpp run answers fmt vet
 
 build:
 	$(GO) build ./...
@@ -17,6 +17,10 @@ test:
 
 bench: build
 	./bin/fsql bench tpcds --scale $(SCALE) --runs 5
+
+# Dynamic partition pruning on vs off, both layouts (see README).
+bench-dpp: build
+	./bin/fsql bench dpp --scale $(SCALE) --runs 5
 
 run: build
 	./bin/fsql -e "select count(*) from store_sales"

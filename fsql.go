@@ -38,24 +38,49 @@ type Rows struct {
 	root   exec.Node
 }
 
-// BytesRead is the number of Parquet bytes the query's scans read so far.
-func (r *Rows) BytesRead() int64 {
+// ScanStats sums what a query's scans read and skipped. Partitions count
+// the scans of partitioned tables, row groups every scan; kept means read.
+type ScanStats struct {
+	BytesRead       int64
+	PartitionsTotal int64
+	PartitionsKept  int64
+	RowGroupsTotal  int64
+	RowGroupsKept   int64
+}
+
+// ScanStats reports what the query's scans read so far (complete once
+// the rows are drained).
+func (r *Rows) ScanStats() ScanStats {
+	var st ScanStats
 	if r.stats == nil || r.root == nil {
-		return 0
+		return st
 	}
-	var total int64
 	var walk func(n exec.Node)
 	walk = func(n exec.Node) {
 		if s, ok := n.(*exec.Scan); ok {
-			total += r.stats.For(s).Notes()["bytes_read"]
+			notes := r.stats.For(s).Notes()
+			st.BytesRead += notes["bytes_read"]
+			if len(s.Table.PartitionColumns) > 0 {
+				st.PartitionsTotal += notes["partitions_total"]
+				if kept, ok := notes["partitions_kept"]; ok {
+					st.PartitionsKept += kept
+				} else {
+					st.PartitionsKept += notes["partitions"]
+				}
+			}
+			st.RowGroupsTotal += notes["row_groups_total"]
+			st.RowGroupsKept += notes["row_groups_kept"]
 		}
 		for _, c := range n.Children() {
 			walk(c)
 		}
 	}
 	walk(r.root)
-	return total
+	return st
 }
+
+// BytesRead is the number of Parquet bytes the query's scans read so far.
+func (r *Rows) BytesRead() int64 { return r.ScanStats().BytesRead }
 
 // Schema is the schema of every batch.
 func (r *Rows) Schema() *arrow.Schema { return r.schema }

@@ -24,6 +24,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch {
 	case len(args) > 0 && args[0] == "gen":
 		err = runGen(args[1:], stderr)
+	case len(args) > 1 && args[0] == "bench" && args[1] == "dpp":
+		err = runBenchDPP(args[2:], stdout, stderr)
 	case len(args) > 0 && args[0] == "bench":
 		err = runBench(args[1:], stdout, stderr)
 	case len(args) > 0 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help" || args[0] == "-help"):
@@ -58,6 +60,7 @@ usage:
   fsql [flags]                     interactive prompt (end statements with ;, \q quits)
   fsql gen tpcds [flags]           write a TPC-DS data set (fsql gen tpcds -h)
   fsql bench tpcds [flags]         time TPC-DS queries (fsql bench tpcds -h)
+  fsql bench dpp [flags]           dynamic pruning on vs off (fsql bench dpp -h)
   fsql help                        this text
 
 flags:
