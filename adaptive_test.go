@@ -359,6 +359,9 @@ func TestAdaptiveSkewSplit(t *testing.T) {
 	}
 	unsplit := adaptEngine(t, dir, alloc, skewSettings("1gb")...)
 	text2 := explainAnalyze(t, unsplit, skewQuery)
+	if testing.Verbose() {
+		t.Log(text2)
+	}
 	if strings.Contains(text2, "skew: key group") {
 		t.Fatalf("split above the threshold:\n%s", text2)
 	}
