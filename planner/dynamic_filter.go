@@ -159,7 +159,7 @@ func (d *dppPlan) wrapScan(n *Scan, s *exec.Scan) exec.Node {
 	var targets []pruning.Target
 	oe := &exec.OrderEnforce{Child: s}
 	for _, t := range ts {
-		targets = append(targets, pruning.Target{CollectorID: t.collector.ID, Column: t.column})
+		targets = append(targets, pruning.Target{CollectorID: t.collector.ID, Column: t.column, Name: n.Table.Schema.Field(t.column).Name})
 		oe.After = append(oe.After, t.collector)
 	}
 	s.Dynamic = d.coord.Pruner(targets)
