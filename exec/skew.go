@@ -47,11 +47,35 @@ func shuffledJoin(st *Stage) (joinShape, bool) {
 	}
 	for _, j := range joins {
 		p, b := rowLocalExchange(j.Probe), rowLocalExchange(j.Build)
-		if p != nil && b != nil && p.Kind == HashExchange && b.Kind == HashExchange && p != b {
+		if p != nil && b != nil && p.Kind == HashExchange && b.Kind == HashExchange && p != b && onProbePath(st.Root, j) {
 			return joinShape{join: j, probe: p, build: b}, true
 		}
 	}
 	return joinShape{}, false
+}
+
+// onProbePath reports whether target is reached from n through single-input
+// operators and the probe side of joins only: a join above whose build side
+// held target would see each task's share of target's rows as its whole
+// build side.
+func onProbePath(n, target Node) bool {
+	for {
+		if n == target {
+			return true
+		}
+		switch x := n.(type) {
+		case *HashJoin:
+			n = x.Probe
+		case *NestedLoopJoin:
+			n = x.Probe
+		default:
+			kids := n.Children()
+			if len(kids) != 1 {
+				return false
+			}
+			n = kids[0]
+		}
+	}
 }
 
 // rowLocalExchange is the exchange n reads through filters and

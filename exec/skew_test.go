@@ -344,4 +344,12 @@ func TestFindSwitchesShape(t *testing.T) {
 	if _, ok := shuffledJoin(g3.Result); ok {
 		t.Errorf("a final aggregate above the join was taken for a row-local stage")
 	}
+	// The join feeding the build side of another join in its stage: each
+	// task's share would be taken for the whole build side.
+	outer := &HashJoin{Type: InnerJoin, Build: joinPlan(InnerJoin, probe, build), Probe: &kvSource{Rows: 10, Keys: 5},
+		BuildKeys: []expr.Expr{kvKey()}, ProbeKeys: []expr.Expr{kvKey()}}
+	g4, _ := BuildStages(outer)
+	if _, ok := shuffledJoin(g4.Result); ok {
+		t.Errorf("a join on the build side of another join was taken for a row-local stage")
+	}
 }
