@@ -447,3 +447,63 @@ func TestBroadcastJoinReleasesEverything(t *testing.T) {
 		}
 	}
 }
+
+// TestConcurrentQueries runs queries from several goroutines on one engine
+// (the Engine is documented as safe for concurrent use), some read to the
+// end, some closed early, some cancelled, some failing.
+func TestConcurrentQueries(t *testing.T) {
+	noLeaks(t)
+	dir := robustDir(t)
+	eng := checkedEngine(t, dir, 3, nil)
+	queries := []struct {
+		q    string
+		want int64 // -1: an error is expected
+	}{
+		{"select s, count(*) from big group by s", 97},
+		{"select count(*) from big b join small s on b.k = s.k", 1},
+		{"select a.v from big a join big b on a.v = b.v where a.k < 10", 1600},
+		{"select (select v from two) from small", -1},
+		{"select v from big order by v desc limit 3", 3},
+	}
+	errs := make(chan error, 4*len(queries))
+	done := make(chan struct{})
+	for g := 0; g < 4; g++ {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for i := range queries {
+				c := queries[(i+g)%len(queries)]
+				ctx, cancel := context.WithCancel(context.Background())
+				if g == 3 && i%2 == 1 {
+					// Stop this one early instead of reading it all.
+					rows, err := eng.Query(ctx, c.q)
+					if err == nil {
+						rows.Next()
+						cancel()
+						for rows.Next() {
+						}
+						rows.Close()
+					}
+					cancel()
+					continue
+				}
+				n, err := drain(ctx, eng, c.q)
+				cancel()
+				switch {
+				case c.want < 0 && err == nil:
+					errs <- fmt.Errorf("%s: no error", c.q)
+				case c.want >= 0 && err != nil:
+					errs <- fmt.Errorf("%s: %v", c.q, err)
+				case c.want >= 0 && n != c.want:
+					errs <- fmt.Errorf("%s: %d rows, want %d", c.q, n, c.want)
+				}
+			}
+		}()
+	}
+	for g := 0; g < 4; g++ {
+		<-done
+	}
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
