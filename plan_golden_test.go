@@ -1,0 +1,102 @@
+package fsql_test
+
+import (
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fsql-dev/fsql"
+)
+
+var updatePlans = flag.Bool("update-plans", false, "rewrite testdata/plans/*.plan from the current planner")
+
+// planCases are the EXPLAIN goldens: star queries whose fact scan must be
+// pruned dynamically (DynamicFilterDataCollector on the dimension side,
+// OrderEnforce ahead of the fact scan), and a semi join.
+var planCases = []struct{ name, file string }{
+	{"q3", "tpcds/queries/q3.sql"},
+	{"q7", "tpcds/queries/q7.sql"},
+	{"q19", "tpcds/queries/q19.sql"},
+	{"q42", "tpcds/queries/q42.sql"},
+	{"q52", "tpcds/queries/q52.sql"},
+	{"q55", "tpcds/queries/q55.sql"},
+	{"semi_join", "plans/semi_join.sql"},
+}
+
+func explain(t *testing.T, eng *fsql.Engine, q string) string {
+	t.Helper()
+	rows, err := eng.Query(context.Background(), "explain "+q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var sb strings.Builder
+	for rows.Next() {
+		b := rows.RecordBatch()
+		for i := 0; i < int(b.NumRows()); i++ {
+			sb.WriteString(b.Column(0).ValueStr(i))
+			sb.WriteString("\n")
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return sb.String()
+}
+
+// TestExplainGolden compares EXPLAIN of each case with its golden file
+// (run with -update-plans to rewrite them, and read the diff). Every case
+// must show both dynamic-pruning nodes, and none with pruning switched off.
+func TestExplainGolden(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates TPC-DS data")
+	}
+	dir := tpcdsPartitioned(t)
+	cfg := fsql.DefaultConfig()
+	cfg.Parallelism = 4
+	eng, err := fsql.Open(dir, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := cfg
+	off.DynamicFiltering = false
+	engOff, err := fsql.Open(dir, off)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range planCases {
+		t.Run(c.name, func(t *testing.T) {
+			text, err := os.ReadFile(filepath.Join("testdata", c.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			q := strings.TrimSuffix(strings.TrimSpace(string(text)), ";")
+			got := explain(t, eng, q)
+			for _, node := range []string{"DynamicFilterDataCollector", "OrderEnforce", "dynamic filter on"} {
+				if !strings.Contains(got, node) {
+					t.Errorf("plan lacks %s:\n%s", node, got)
+				}
+			}
+			if p := explain(t, engOff, q); strings.Contains(p, "DynamicFilterDataCollector") || strings.Contains(p, "OrderEnforce") {
+				t.Errorf("table.optimizer.dynamic-filtering.enabled=false still plans dynamic pruning:\n%s", p)
+			}
+			path := filepath.Join("testdata", "plans", c.name+".plan")
+			if *updatePlans {
+				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test -run TestExplainGolden -update-plans)", err)
+			}
+			if got != string(want) {
+				t.Errorf("EXPLAIN differs from %s (rerun with -update-plans and read the diff):\ngot:\n%s\nwant:\n%s", path, got, want)
+			}
+		})
+	}
+}
