@@ -80,49 +80,57 @@ func runQuery(t *testing.T, eng *fsql.Engine, text string) (*arrow.Schema, []arr
 	return rows.Schema(), out
 }
 
+// TestTPCDSGolden runs the set on both layouts of the same data: flat
+// files sorted by date (dynamic pruning skips row groups) and
+// Hive-partitioned (it skips partitions).
 func TestTPCDSGolden(t *testing.T) {
 	if testing.Short() {
 		t.Skip("generates TPC-DS data")
 	}
-	dir := tpcdsData(t)
-	for _, q := range goldenQueries {
-		t.Run(q, func(t *testing.T) {
-			text, err := os.ReadFile(filepath.Join("testdata", "tpcds", "queries", q+".sql"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			f, err := os.Open(filepath.Join("testdata", "tpcds", "answers", q+".ans"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := answers.Read(f)
-			f.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
-			alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
-			defer alloc.AssertSize(t, 0)
-			cfg := fsql.DefaultConfig()
-			cfg.Parallelism = 3 // more tasks than cores: exercises the shuffle
-			eng, err := fsql.Open(dir, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			eng = eng.WithAllocator(alloc)
-			schema, batches := runQuery(t, eng, strings.TrimSpace(string(text)))
-			got, err := answers.FromArrow(schema, batches)
-			for _, b := range batches {
-				b.Release()
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(want.Rows) == 0 {
-				t.Fatalf("the golden answer of %s is empty: regenerate the answers (make answers)", q)
-			}
-			if err := answers.Compare(want, got); err != nil {
-				t.Fatal(err)
-			}
-		})
+	for _, layout := range []struct {
+		name string
+		dir  string
+	}{{"flat", tpcdsData(t)}, {"partitioned", tpcdsPartitioned(t)}} {
+		for _, q := range goldenQueries {
+			dir := layout.dir
+			t.Run(layout.name+"/"+q, func(t *testing.T) {
+				text, err := os.ReadFile(filepath.Join("testdata", "tpcds", "queries", q+".sql"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				f, err := os.Open(filepath.Join("testdata", "tpcds", "answers", q+".ans"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := answers.Read(f)
+				f.Close()
+				if err != nil {
+					t.Fatal(err)
+				}
+				alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+				defer alloc.AssertSize(t, 0)
+				cfg := fsql.DefaultConfig()
+				cfg.Parallelism = 3 // more tasks than cores: exercises the shuffle
+				eng, err := fsql.Open(dir, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				eng = eng.WithAllocator(alloc)
+				schema, batches := runQuery(t, eng, strings.TrimSpace(string(text)))
+				got, err := answers.FromArrow(schema, batches)
+				for _, b := range batches {
+					b.Release()
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(want.Rows) == 0 {
+					t.Fatalf("the golden answer of %s is empty: regenerate the answers (make answers)", q)
+				}
+				if err := answers.Compare(want, got); err != nil {
+					t.Fatal(err)
+				}
+			})
+		}
 	}
 }
