@@ -149,11 +149,11 @@ func DecideParallelism(in ParallelismInput, cfg AdaptiveConfig, fixed int) Paral
 	return d
 }
 
-// SizedSource is the hook for leaves whose input is only known at run
-// time, such as a scan pruned by dynamic partition pruning: when a source
-// stage is scheduled (after the stages it depends on finished) the
-// scheduler asks each such leaf what it will read. Leaves without it are
-// sized statically (Scan: InputBytes and Splits after static pruning).
+// SizedSource is the hook for other leaves whose input is only known at
+// run time: when a source stage is scheduled (after the stages it depends
+// on finished) the scheduler asks each such leaf what it will read. A Scan
+// is sized from its splits after static pruning and, when it has a
+// dynamic pruner, after dynamic pruning.
 type SizedSource interface {
 	SourceBytes(ctx context.Context) (bytes int64, files int, err error)
 }
@@ -193,7 +193,17 @@ func stageInput(ctx context.Context, s *Stage, bufs []*ExchangeBuffer) (Parallel
 			return
 		}
 		if sc, ok := n.(*Scan); ok && sc.Table != nil {
-			for _, sp := range sc.Splits() {
+			// A dynamically pruned scan is sized by what survives: its
+			// collectors finished before the stage became ready (DependsOn
+			// edges), so the pruner answers now as it will to the tasks. If
+			// it fails, size statically; the tasks report the error.
+			var dp *DynamicPruning
+			if sc.Dynamic != nil {
+				if d, e := sc.Dynamic.Prune(ctx, sc.Table, sc.partitions()); e == nil {
+					dp = d
+				}
+			}
+			for _, sp := range sc.splits(dp) {
 				if len(sp.RowGroups) > 0 {
 					in.Bytes += sp.Bytes
 					in.Files++
