@@ -23,7 +23,7 @@ func runGen(args []string, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	scale := fs.Float64("scale", 1, "scale factor (>= 0.01; 1 is about 1 GB of CSV)")
 	out := fs.String("out", "", "destination folder (must not exist or be empty)")
-	partitioned := fs.Bool("partitioned", true, "Hive-partition the fact tables on their date key")
+	partitioned := fs.Bool("partitioned", true, "Hive-partition the fact tables on their date key (false: a few files per table sorted by it; the rows are the same)")
 	rowGroupRows := fs.Int("row-group-rows", 122880, "rows per row group for unpartitioned files")
 	seed := fs.Uint64("seed", 0, "random seed (same scale and seed give identical files)")
 	workers := fs.Int("workers", 0, "parallel writers (default: all cores)")
