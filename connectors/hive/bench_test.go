@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/fsql-dev/fsql/internal/mempool"
 	"github.com/parquet-go/parquet-go"
 )
 
@@ -52,7 +52,7 @@ func BenchmarkScan(b *testing.B) {
 	b.Run("arrow", func(b *testing.B) {
 		b.SetBytes(f.Size)
 		defer reportCPU(b)()
-		mem := memory.NewGoAllocator()
+		mem := mempool.New()
 		for b.Loop() {
 			r, err := tb.OpenFile(p, f, ScanOptions{Columns: []int{0, 1, 2}, Alloc: mem})
 			if err != nil {

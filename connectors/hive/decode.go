@@ -2,6 +2,7 @@ package hive
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -283,39 +284,46 @@ func (d *columnDecoder) read(n int) (arr arrow.Array, err error) {
 		if d.def != nil {
 			def = d.def[d.pos : d.pos+k]
 		}
+		// Validity first, for the whole run: eight definition levels per
+		// bitmap byte rather than a bit at a time in every value loop.
+		if vbits != nil {
+			if def != nil {
+				packValidity(vbits, out, def)
+			} else {
+				bitutil.SetBitsTo(vbits, int64(out), int64(k), true)
+			}
+		}
 		var used int
 		switch d.info.kind {
 		case kindInt32:
 			dst := arrow.Int32Traits.CastFromBytes(data.Bytes())[out : out+k]
-			used = gather(dst, d.vals.i32, d.idx, d.vpos, def, vbits, out)
+			used = gather(dst, d.vals.i32, d.idx, d.vpos, def)
 		case kindInt64:
 			dst := arrow.Int64Traits.CastFromBytes(data.Bytes())[out : out+k]
-			used = gather(dst, d.vals.i64, d.idx, d.vpos, def, vbits, out)
+			used = gather(dst, d.vals.i64, d.idx, d.vpos, def)
 		case kindDouble:
 			dst := arrow.Float64Traits.CastFromBytes(data.Bytes())[out : out+k]
-			used = gather(dst, d.vals.f64, d.idx, d.vpos, def, vbits, out)
+			used = gather(dst, d.vals.f64, d.idx, d.vpos, def)
 		case kindFloat:
 			d.scratchF = grow(d.scratchF, k)
-			used = gather(d.scratchF, d.vals.f32, d.idx, d.vpos, def, vbits, out)
+			used = gather(d.scratchF, d.vals.f32, d.idx, d.vpos, def)
 			dst := arrow.Float64Traits.CastFromBytes(data.Bytes())[out : out+k]
 			for i, v := range d.scratchF[:k] {
 				dst[i] = float64(v)
 			}
 		case kindDecInt32:
-			d.scratch32 = grow(d.scratch32, k)
-			used = gather(d.scratch32, d.vals.i32, d.idx, d.vpos, def, vbits, out)
-			putDecimals(data.Bytes(), out, d.scratch32[:k])
+			dst := arrow.Uint64Traits.CastFromBytes(data.Bytes())[2*out : 2*(out+k)]
+			used = gatherDecimals(dst, d.vals.i32, d.idx, d.vpos, def)
 		case kindDecInt64:
-			d.scratch64 = grow(d.scratch64, k)
-			used = gather(d.scratch64, d.vals.i64, d.idx, d.vpos, def, vbits, out)
-			putDecimals(data.Bytes(), out, d.scratch64[:k])
+			dst := arrow.Uint64Traits.CastFromBytes(data.Bytes())[2*out : 2*(out+k)]
+			used = gatherDecimals(dst, d.vals.i64, d.idx, d.vpos, def)
 		case kindDecBytes:
 			dst := arrow.Decimal128Traits.CastFromBytes(data.Bytes())[out : out+k]
-			used = d.gatherDecBytes(dst, def, vbits, out)
+			used = d.gatherDecBytes(dst, def)
 		case kindBool:
-			used = d.gatherBool(data.Bytes(), k, def, vbits, out)
+			used = d.gatherBool(data.Bytes(), k, def, out)
 		case kindString:
-			used, strData, strLen = d.gatherStrings(data, strData, strLen, strOffs[out:out+k+1], k, def, vbits, out)
+			used, strData, strLen = d.gatherStrings(data, strData, strLen, strOffs[out:out+k+1], k, def)
 			if strLen > math.MaxInt32 {
 				return fail(errors.New("string data of one batch exceeds 2 GiB"))
 			}
@@ -354,15 +362,75 @@ func (d *columnDecoder) read(n int) (arr arrow.Array, err error) {
 // one is the definition level of a present value in a flat optional column.
 var one = []byte{1}
 
-// putDecimals writes integers as Decimal128 values (low word, then the
-// sign-extended high word) at row out of a Decimal128 data buffer.
-func putDecimals[T int32 | int64](buf []byte, out int, src []T) {
-	dst := arrow.Uint64Traits.CastFromBytes(buf)[2*out : 2*(out+len(src))]
-	for i, v := range src {
-		x := int64(v)
+// packValidity sets the validity bits of rows out.. whose definition level
+// is 1. vbits is zeroed. A flat optional column's levels are 0 or 1 (they
+// are decoded with a bit width of 1), so eight of them, read as one
+// little-endian word, pack into a bitmap byte with one multiplication.
+func packValidity(vbits []byte, out int, def []byte) {
+	i := 0
+	for ; i < len(def) && (out+i)&7 != 0; i++ {
+		if def[i] == 1 {
+			bitutil.SetBit(vbits, out+i)
+		}
+	}
+	dst := vbits[(out+i)>>3:]
+	j := 0
+	for ; i+8 <= len(def); i, j = i+8, j+1 {
+		x := binary.LittleEndian.Uint64(def[i:i+8]) & 0x0101010101010101
+		dst[j] = byte((x * 0x0102040810204080) >> 56)
+	}
+	for ; i < len(def); i++ {
+		if def[i] == 1 {
+			bitutil.SetBit(vbits, out+i)
+		}
+	}
+}
+
+// gatherDecimals writes integers as Decimal128 values (low word, then the
+// sign-extended high word) into dst, two words per row; otherwise as gather.
+func gatherDecimals[T int32 | int64](dst []uint64, src []T, idx []int32, vpos int, def []byte) int {
+	k := len(dst) / 2
+	dst = dst[:2*k]
+	used := 0
+	switch {
+	case def == nil && idx == nil:
+		for i, v := range src[vpos : vpos+k] {
+			x := int64(v)
+			dst[2*i] = uint64(x)
+			dst[2*i+1] = uint64(x >> 63)
+		}
+		return k
+	case def == nil:
+		for i, j := range idx[vpos : vpos+k] {
+			x := int64(src[j])
+			dst[2*i] = uint64(x)
+			dst[2*i+1] = uint64(x >> 63)
+		}
+		return k
+	case idx == nil:
+		src = src[vpos:]
+		for i, l := range def[:k] {
+			var x int64
+			if l == 1 {
+				x = int64(src[used])
+				used++
+			}
+			dst[2*i] = uint64(x)
+			dst[2*i+1] = uint64(x >> 63)
+		}
+		return used
+	}
+	idx = idx[vpos:]
+	for i, l := range def[:k] {
+		var x int64
+		if l == 1 {
+			x = int64(src[idx[used]])
+			used++
+		}
 		dst[2*i] = uint64(x)
 		dst[2*i+1] = uint64(x >> 63)
 	}
+	return used
 }
 
 func grow[T any](s []T, n int) []T {
@@ -374,9 +442,9 @@ func grow[T any](s []T, n int) []T {
 
 // gather fills dst with len(dst) rows starting at value vpos of src (looked
 // up through idx when the page is dictionary-encoded). With definition
-// levels, rows whose level is not 1 are NULL: they get the zero value and no
-// validity bit. It returns how many values it consumed.
-func gather[T any](dst, src []T, idx []int32, vpos int, def []byte, vbits []byte, out int) int {
+// levels, rows whose level is not 1 are NULL and get the zero value. It
+// returns how many values it consumed. Validity is packValidity's job.
+func gather[T any](dst, src []T, idx []int32, vpos int, def []byte) int {
 	k := len(dst)
 	if def == nil {
 		if idx == nil {
@@ -385,9 +453,6 @@ func gather[T any](dst, src []T, idx []int32, vpos int, def []byte, vbits []byte
 			for i, j := range idx[vpos : vpos+k] {
 				dst[i] = src[j]
 			}
-		}
-		if vbits != nil {
-			bitutil.SetBitsTo(vbits, int64(out), int64(k), true)
 		}
 		return k
 	}
@@ -399,7 +464,6 @@ func gather[T any](dst, src []T, idx []int32, vpos int, def []byte, vbits []byte
 			if l == 1 {
 				dst[i] = src[used]
 				used++
-				bitutil.SetBit(vbits, out+i)
 			} else {
 				dst[i] = zero
 			}
@@ -411,7 +475,6 @@ func gather[T any](dst, src []T, idx []int32, vpos int, def []byte, vbits []byte
 		if l == 1 {
 			dst[i] = src[idx[used]]
 			used++
-			bitutil.SetBit(vbits, out+i)
 		} else {
 			dst[i] = zero
 		}
@@ -426,7 +489,7 @@ func (d *columnDecoder) value(i int) int {
 	return i
 }
 
-func (d *columnDecoder) gatherBool(dst []byte, k int, def []byte, vbits []byte, out int) int {
+func (d *columnDecoder) gatherBool(dst []byte, k int, def []byte, out int) int {
 	used := 0
 	for i := 0; i < k; i++ {
 		if def != nil && def[i] != 1 {
@@ -434,9 +497,6 @@ func (d *columnDecoder) gatherBool(dst []byte, k int, def []byte, vbits []byte, 
 		}
 		j := d.value(d.vpos + used)
 		used++
-		if vbits != nil {
-			bitutil.SetBit(vbits, out+i)
-		}
 		if d.vals.bits[j>>3]>>(j&7)&1 != 0 {
 			bitutil.SetBit(dst, out+i)
 		}
@@ -444,7 +504,7 @@ func (d *columnDecoder) gatherBool(dst []byte, k int, def []byte, vbits []byte, 
 	return used
 }
 
-func (d *columnDecoder) gatherDecBytes(dst []decimal128.Num, def []byte, vbits []byte, out int) int {
+func (d *columnDecoder) gatherDecBytes(dst []decimal128.Num, def []byte) int {
 	used := 0
 	for i := range dst {
 		if def != nil && def[i] != 1 {
@@ -453,9 +513,6 @@ func (d *columnDecoder) gatherDecBytes(dst []decimal128.Num, def []byte, vbits [
 		}
 		j := d.value(d.vpos + used)
 		used++
-		if vbits != nil {
-			bitutil.SetBit(vbits, out+i)
-		}
 		var b []byte
 		if d.vals.flen > 0 {
 			b = d.vals.data[j*d.vals.flen : (j+1)*d.vals.flen]
@@ -473,7 +530,7 @@ func (d *columnDecoder) gatherDecBytes(dst []decimal128.Num, def []byte, vbits [
 // gatherStrings appends k rows of strings. offs is the batch's offsets from
 // this run's first row; offs[0] is already set. It sizes the data buffer
 // once per run, so the per-row loop is a plain copy.
-func (d *columnDecoder) gatherStrings(buf *memory.Buffer, data []byte, length int, offs []int32, k int, def []byte, vbits []byte, out int) (int, []byte, int) {
+func (d *columnDecoder) gatherStrings(buf *memory.Buffer, data []byte, length int, offs []int32, k int, def []byte) (int, []byte, int) {
 	src := d.vals
 	// Count the values the run consumes and the bytes they need.
 	used := k
@@ -499,9 +556,6 @@ func (d *columnDecoder) gatherStrings(buf *memory.Buffer, data []byte, length in
 		for i, o := range src.offs[d.vpos+1 : d.vpos+k+1] {
 			offs[i+1] = base + int32(o)
 		}
-		if vbits != nil {
-			bitutil.SetBitsTo(vbits, int64(out), int64(k), true)
-		}
 		return k, data, length + int(hi-lo)
 	}
 	if d.idx == nil {
@@ -515,7 +569,6 @@ func (d *columnDecoder) gatherStrings(buf *memory.Buffer, data []byte, length in
 		for i, l := range def {
 			if l == 1 {
 				v++
-				bitutil.SetBit(vbits, out+i)
 			}
 			if v > 0 {
 				offs[i+1] = base + int32(next[v-1])
@@ -534,9 +587,6 @@ func (d *columnDecoder) gatherStrings(buf *memory.Buffer, data []byte, length in
 			}
 			v++
 			length += copy(data[length:], src.data[src.offs[j]:src.offs[j+1]])
-			if vbits != nil {
-				bitutil.SetBit(vbits, out+i)
-			}
 		}
 		offs[i+1] = int32(length)
 	}
