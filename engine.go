@@ -52,6 +52,11 @@ func (e *Engine) Config() Config { return e.cfg }
 // one string column named "plan". Cancelling ctx stops the query; so does
 // Rows.Close.
 func (e *Engine) Query(ctx context.Context, query string) (*Rows, error) {
+	rows, err := e.query(ctx, query)
+	return rows, classify(err)
+}
+
+func (e *Engine) query(ctx context.Context, query string) (*Rows, error) {
 	stmts, err := sql.Parse(query)
 	if err != nil {
 		return nil, err

@@ -105,7 +105,7 @@ func (r *Rows) Next() bool {
 	if err != nil {
 		r.done = true
 		if err != io.EOF {
-			r.err = err
+			r.err = classify(err)
 		}
 		r.Close()
 		return false
