@@ -5,12 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/fsql-dev/fsql"
 	"github.com/fsql-dev/fsql/connectors/tpcds"
@@ -90,47 +88,39 @@ func TestTPCDSGolden(t *testing.T) {
 	for _, layout := range []struct {
 		name string
 		dir  string
-	}{{"flat", tpcdsData(t)}, {"partitioned", tpcdsPartitioned(t)}} {
+		set  []string
+	}{
+		// Fixed parallelism, more tasks than cores: exercises the shuffle.
+		{"flat", tpcdsData(t), []string{"execution.batch.adaptive.auto-parallelism.enabled=false", "parallelism.default=3"}},
+		// The defaults: adaptive parallelism, dynamic pruning.
+		{"partitioned", tpcdsPartitioned(t), nil},
+	} {
 		for _, q := range goldenQueries {
-			dir := layout.dir
 			t.Run(layout.name+"/"+q, func(t *testing.T) {
-				text, err := os.ReadFile(filepath.Join("testdata", "tpcds", "queries", q+".sql"))
-				if err != nil {
-					t.Fatal(err)
-				}
-				f, err := os.Open(filepath.Join("testdata", "tpcds", "answers", q+".ans"))
-				if err != nil {
-					t.Fatal(err)
-				}
-				want, err := answers.Read(f)
-				f.Close()
-				if err != nil {
-					t.Fatal(err)
-				}
-				alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
-				defer alloc.AssertSize(t, 0)
-				cfg := fsql.DefaultConfig()
-				cfg.Parallelism = 3 // more tasks than cores: exercises the shuffle
-				eng, err := fsql.Open(dir, cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				eng = eng.WithAllocator(alloc)
-				schema, batches := runQuery(t, eng, strings.TrimSpace(string(text)))
-				got, err := answers.FromArrow(schema, batches)
-				for _, b := range batches {
-					b.Release()
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				if len(want.Rows) == 0 {
-					t.Fatalf("the golden answer of %s is empty: regenerate the answers (make answers)", q)
-				}
+				want := readAnswer(t, q)
+				got := queryAnswer(t, layout.dir, q, layout.set...)
 				if err := answers.Compare(want, got); err != nil {
 					t.Fatal(err)
 				}
 			})
 		}
 	}
+}
+
+// readAnswer reads the golden answer of query q.
+func readAnswer(t *testing.T, q string) *answers.Answer {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", "tpcds", "answers", q+".ans"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	want, err := answers.Read(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want.Rows) == 0 {
+		t.Fatalf("the golden answer of %s is empty: regenerate the answers (make answers)", q)
+	}
+	return want
 }
