@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/fsql-dev/fsql/internal/mempool"
 	"github.com/parquet-go/parquet-go"
 )
 
@@ -25,9 +26,22 @@ type ScanOptions struct {
 	RowGroups []int
 	// BatchSize is the most rows per batch; batches never span row groups.
 	BatchSize int
-	// Alloc allocates every Arrow buffer; nil means memory.DefaultAllocator.
+	// Alloc allocates every Arrow buffer. nil, or a plain
+	// *memory.GoAllocator (memory.DefaultAllocator, the engine's default, is
+	// one; they are all equal), means a shared recycling pool instead: a
+	// scan builds batch after batch of the same shape, and reusing the
+	// buffers of released batches costs far less than fresh zeroed memory
+	// from the Go allocator and its collection. A plain Go allocator
+	// neither counts nor limits, so nothing but speed changes. Any other
+	// allocator (a checked one in tests, a wrapper) is used as given.
 	Alloc memory.Allocator
 }
+
+// scanPool recycles the buffers of scan batches read without an explicit
+// allocator. Its buffers are reused as soon as a batch is released, so a
+// string or slice taken from a batch (array.String.Value aliases the
+// buffer) must not be used after the batch's release.
+var scanPool = mempool.New()
 
 // FileReader reads one data file of a table as Arrow record batches.
 type FileReader struct {
@@ -54,8 +68,8 @@ func (t *Table) OpenFile(p *Partition, f *File, opts ScanOptions) (*FileReader, 
 	if opts.BatchSize <= 0 {
 		opts.BatchSize = DefaultBatchSize
 	}
-	if opts.Alloc == nil {
-		opts.Alloc = memory.DefaultAllocator
+	if _, plain := opts.Alloc.(*memory.GoAllocator); plain || opts.Alloc == nil {
+		opts.Alloc = scanPool
 	}
 	fields := make([]arrow.Field, len(opts.Columns))
 	for i, c := range opts.Columns {
