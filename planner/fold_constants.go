@@ -15,22 +15,13 @@ type foldConstants struct{}
 func (foldConstants) Name() string { return "fold_constants" }
 
 func (r foldConstants) Apply(p Plan, ctx *Context) (Plan, bool, error) {
-	changed := false
-	ch := p.Children()
-	newCh := make([]Plan, len(ch))
-	for i, c := range ch {
-		nc, cc, err := r.Apply(c, ctx)
-		if err != nil {
-			return nil, false, err
-		}
-		newCh[i], changed = nc, changed || cc
-	}
-	if changed {
-		p = withChildren(p, newCh)
-	}
+	return bottomUp(p, ctx, r, foldFilter)
+}
+
+func foldFilter(p Plan) (Plan, bool, error) {
 	f, ok := p.(*Filter)
 	if !ok {
-		return p, changed, nil
+		return p, false, nil
 	}
 	cond, err := expr.ConstantFold(f.Cond, memory.DefaultAllocator)
 	if err != nil {
@@ -42,5 +33,5 @@ func (r foldConstants) Apply(p Plan, ctx *Context) (Plan, bool, error) {
 	if exprKey(cond) != exprKey(f.Cond) {
 		return &Filter{Child: f.Child, Cond: cond}, true, nil
 	}
-	return p, changed, nil
+	return p, false, nil
 }

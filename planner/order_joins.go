@@ -15,24 +15,13 @@ type orderJoins struct{}
 func (orderJoins) Name() string { return "order_joins" }
 
 func (r orderJoins) Apply(p Plan, ctx *Context) (Plan, bool, error) {
-	changed := false
-	ch := p.Children()
-	newCh := make([]Plan, len(ch))
-	for i, c := range ch {
-		nc, cc, err := r.Apply(c, ctx)
-		if err != nil {
-			return nil, false, err
+	return bottomUp(p, ctx, r, func(p Plan) (Plan, bool, error) {
+		mj, ok := p.(*MultiJoin)
+		if !ok {
+			return p, false, nil
 		}
-		newCh[i], changed = nc, changed || cc
-	}
-	if changed {
-		p = withChildren(p, newCh)
-	}
-	mj, ok := p.(*MultiJoin)
-	if !ok {
-		return p, changed, nil
-	}
-	return orderMultiJoin(mj), true, nil
+		return orderMultiJoin(mj), true, nil
+	})
 }
 
 func orderMultiJoin(mj *MultiJoin) Plan {

@@ -15,22 +15,13 @@ type prunePartitions struct{}
 func (prunePartitions) Name() string { return "prune_partitions" }
 
 func (r prunePartitions) Apply(p Plan, ctx *Context) (Plan, bool, error) {
-	changed := false
-	ch := p.Children()
-	newCh := make([]Plan, len(ch))
-	for i, c := range ch {
-		nc, cc, err := r.Apply(c, ctx)
-		if err != nil {
-			return nil, false, err
-		}
-		newCh[i], changed = nc, changed || cc
-	}
-	if changed {
-		p = withChildren(p, newCh)
-	}
+	return bottomUp(p, ctx, r, pruneScan)
+}
+
+func pruneScan(p Plan) (Plan, bool, error) {
 	s, ok := p.(*Scan)
 	if !ok || s.Pruned || len(s.Table.PartitionColumns) == 0 {
-		return p, changed, nil
+		return p, false, nil
 	}
 	conj := TableFilters(s)
 	parts, err := pruning.StaticPartitions(s.Table, conj, memory.DefaultAllocator)

@@ -94,3 +94,26 @@ func RuleNames() []string {
 	}
 	return out
 }
+
+// bottomUp applies rule r to p's children first, then at to p itself
+// (rebuilt over the new children): the walk the node-local rules share.
+func bottomUp(p Plan, ctx *Context, r Rule, at func(Plan) (Plan, bool, error)) (Plan, bool, error) {
+	changed := false
+	ch := p.Children()
+	newCh := make([]Plan, len(ch))
+	for i, c := range ch {
+		nc, cc, err := r.Apply(c, ctx)
+		if err != nil {
+			return nil, false, err
+		}
+		newCh[i], changed = nc, changed || cc
+	}
+	if changed {
+		p = withChildren(p, newCh)
+	}
+	np, cc, err := at(p)
+	if err != nil {
+		return nil, false, err
+	}
+	return np, changed || cc, nil
+}
