@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/fsql-dev/fsql/internal/mempool"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/encoding"
 	"github.com/parquet-go/parquet-go/format"
@@ -209,10 +210,18 @@ func (d *columnDecoder) nextPage() error {
 	return nil
 }
 
-// outBuf is one growing Arrow buffer of the batch being built.
+// outBuf is one Arrow buffer of the batch being built.
 type outBuf struct{ b *memory.Buffer }
 
-func newOut(alloc memory.Allocator, size int) outBuf {
+// newOut returns a zeroed buffer of size bytes. With overwrite, the caller
+// writes every one of the bytes (values of NULL rows included), so from
+// the scan's own pool recycled memory is not cleared first; any other
+// allocator is asked as usual (zeroed, and counted by checked allocators).
+// Bitmaps are always cleared: kernels may read them a word at a time.
+func newOut(alloc memory.Allocator, size int, overwrite bool) outBuf {
+	if p, ok := alloc.(*mempool.Pool); ok && overwrite {
+		return outBuf{memory.NewBufferWithAllocator(p.AllocateUninit(size), p)}
+	}
 	b := memory.NewResizableBuffer(alloc)
 	b.Resize(size)
 	return outBuf{b}
@@ -237,9 +246,8 @@ func (d *columnDecoder) read(n int) (arr arrow.Array, err error) {
 	}()
 	var vbits []byte
 	if d.info.optional {
-		validity = newOut(d.alloc, int(bitutil.BytesForBits(int64(n)))).b
+		validity = newOut(d.alloc, int(bitutil.BytesForBits(int64(n))), false).b
 		vbits = validity.Bytes()
-		clear(vbits)
 	}
 	var width int
 	switch d.info.kind {
@@ -255,12 +263,11 @@ func (d *columnDecoder) read(n int) (arr arrow.Array, err error) {
 	var strOffs []int32
 	switch {
 	case width > 0:
-		data = newOut(d.alloc, n*width).b
+		data = newOut(d.alloc, n*width, true).b
 	case d.info.kind == kindBool:
-		data = newOut(d.alloc, int(bitutil.BytesForBits(int64(n)))).b
-		clear(data.Bytes())
+		data = newOut(d.alloc, int(bitutil.BytesForBits(int64(n))), false).b
 	default: // string
-		offsets = newOut(d.alloc, (n+1)*4).b
+		offsets = newOut(d.alloc, (n+1)*4, true).b
 		strOffs = arrow.Int32Traits.CastFromBytes(offsets.Bytes())
 		strOffs[0] = 0
 		data = memory.NewResizableBuffer(d.alloc)
