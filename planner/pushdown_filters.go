@@ -5,7 +5,8 @@ import (
 )
 
 // pushDownFilters moves filter conjuncts as close to the scans as they can
-// go: through projections (by substitution), into the inputs of inner
+// go (after factoring conjuncts shared by every branch of an OR out of
+// it, see factorOr): through projections (by substitution), into the inputs of inner
 // joins they reference alone, into the non-preserved side of outer joins
 // only from the ON clause, below aggregates when they only test group
 // keys, into every branch of a UNION ALL, and finally into the scans,
@@ -30,7 +31,11 @@ func (pushDownFilters) Apply(p Plan, _ *Context) (Plan, bool, error) {
 func push(p Plan, preds []expr.Expr) (Plan, error) {
 	switch n := p.(type) {
 	case *Filter:
-		return push(n.Child, append(append([]expr.Expr{}, preds...), expr.SplitAnd(n.Cond)...))
+		all := append([]expr.Expr{}, preds...)
+		for _, c := range expr.SplitAnd(n.Cond) {
+			all = append(all, factorOr(c)...)
+		}
+		return push(n.Child, all)
 	case *Scan:
 		if len(preds) == 0 {
 			return n, nil

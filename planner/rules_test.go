@@ -92,6 +92,12 @@ func TestRules(t *testing.T) {
 			not:   []string{"(cross)", "MultiJoin"},
 		},
 		{
+			name:  "a join condition repeated in every OR branch becomes a join key",
+			query: "select * from a, c where (a.x = c.x and a.ax = 1) or (c.x = a.x and c.cx = 2) or (a.x = c.x and a.ax = 3)",
+			want:  []string{"Join inner on ((a.x = c.x) AND"},
+			not:   []string{"(cross)"},
+		},
+		{
 			name:  "static partition pruning",
 			query: "select v from p where k = 2",
 			want:  []string{"partitions 1/3"},

@@ -1,0 +1,107 @@
+package planner
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/fsql-dev/fsql/exec/expr"
+)
+
+// factorOr pulls the conjuncts every branch of a disjunction shares out
+// in front of it: (A AND B) OR (A AND C) becomes A AND (B OR C). TPC-DS
+// writes join conditions inside OR branches (q13, q48, q85); factored out,
+// they become equalities the join ordering and hash joins can use, instead
+// of a cross product filtered afterwards. The rewrite is exact under
+// three-valued logic: (A∧B)∨(A∧C) ≡ A∧(B∨C) holds for TRUE, FALSE and NULL.
+func factorOr(e expr.Expr) []expr.Expr {
+	call, ok := e.(*expr.Call)
+	if !ok || call.Fn != "or" {
+		return []expr.Expr{e}
+	}
+	branches := splitOr(e)
+	conj := make([][]expr.Expr, len(branches))
+	for i, b := range branches {
+		conj[i] = expr.SplitAnd(b)
+	}
+	// Conjuncts of the first branch present in every other branch.
+	var common []expr.Expr
+	isCommon := map[string]bool{}
+	for _, c := range conj[0] {
+		k := canonKey(c)
+		in := true
+		for _, other := range conj[1:] {
+			found := false
+			for _, o := range other {
+				if canonKey(o) == k {
+					found = true
+					break
+				}
+			}
+			if !found {
+				in = false
+				break
+			}
+		}
+		if in && !isCommon[k] {
+			isCommon[k] = true
+			common = append(common, c)
+		}
+	}
+	if len(common) == 0 {
+		return []expr.Expr{e}
+	}
+	var rest []expr.Expr
+	for _, cs := range conj {
+		var keep []expr.Expr
+		for _, c := range cs {
+			if !isCommon[canonKey(c)] {
+				keep = append(keep, c)
+			}
+		}
+		if len(keep) == 0 {
+			// One branch is exactly the common part: the OR is implied.
+			return common
+		}
+		rest = append(rest, expr.JoinAnd(keep))
+	}
+	or := rest[0]
+	for _, r := range rest[1:] {
+		c, err := expr.NewCall("or", or, r)
+		if err != nil {
+			return []expr.Expr{e}
+		}
+		or = c
+	}
+	return append(common, or)
+}
+
+func splitOr(e expr.Expr) []expr.Expr {
+	if c, ok := e.(*expr.Call); ok && c.Fn == "or" {
+		var out []expr.Expr
+		for _, a := range c.Args {
+			out = append(out, splitOr(a)...)
+		}
+		return out
+	}
+	return []expr.Expr{e}
+}
+
+// commutative functions: a = b is the same conjunct as b = a.
+var commutative = map[string]bool{"=": true, "<>": true, "<=>": true, "and": true, "or": true, "+": true, "*": true}
+
+// canonKey is exprKey with the arguments of commutative functions sorted,
+// so equal conjuncts written in another order match.
+func canonKey(e expr.Expr) string {
+	c, ok := e.(*expr.Call)
+	if !ok {
+		return exprKey(e)
+	}
+	args := make([]string, len(c.Args))
+	for i, a := range c.Args {
+		args[i] = canonKey(a)
+	}
+	if commutative[c.Fn] {
+		sort.Strings(args)
+	}
+	return c.Fn + "(" + strings.Join(args, ",") + "):" + c.DataType().String()
+}
