@@ -45,14 +45,24 @@ func tpcdsPartitioned(t testing.TB) string {
 	return partDir
 }
 
+// queryAnswer runs TPC-DS query q under a checked allocator (every buffer
+// must be released by the end).
 func queryAnswer(t *testing.T, dir, q string, set ...string) *answers.Answer {
+	t.Helper()
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer alloc.AssertSize(t, 0)
+	return queryAnswerWith(t, alloc, dir, q, set...)
+}
+
+// queryAnswerWith runs TPC-DS query q allocating from alloc; nil is the
+// engine's default, under which scans recycle their buffers through a
+// pool, so a batch read after its release would show in the answer.
+func queryAnswerWith(t *testing.T, alloc memory.Allocator, dir, q string, set ...string) *answers.Answer {
 	t.Helper()
 	text, err := os.ReadFile(filepath.Join("testdata", "tpcds", "queries", q+".sql"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer alloc.AssertSize(t, 0)
 	cfg := fsql.DefaultConfig()
 	for _, kv := range set {
 		k, v, _ := strings.Cut(kv, "=")
@@ -64,7 +74,10 @@ func queryAnswer(t *testing.T, dir, q string, set ...string) *answers.Answer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	schema, batches := runQuery(t, eng.WithAllocator(alloc), strings.TrimSpace(string(text)))
+	if alloc != nil {
+		eng = eng.WithAllocator(alloc)
+	}
+	schema, batches := runQuery(t, eng, strings.TrimSpace(string(text)))
 	got, err := answers.FromArrow(schema, batches)
 	for _, b := range batches {
 		b.Release()

@@ -78,6 +78,9 @@ func (b *Binder) bindExpr(n ast.ExprNode, c *exprCtx) (expr.Expr, error) {
 		}
 		if cn, ok := n.(*ast.ColumnNameExpr); ok {
 			if err != nil {
+				if a := c.aliases[strings.ToLower(cn.Name.Name.O)]; a != nil && cn.Name.Table.O == "" {
+					return a, nil
+				}
 				return nil, err
 			}
 			return nil, fmt.Errorf("%w: column '%s' is neither grouped nor aggregated; add it to GROUP BY or wrap it in an aggregate", exec.ErrPlan, columnText(cn.Name))
@@ -324,6 +327,11 @@ func (b *Binder) bindColumn(n *ast.ColumnName, c *exprCtx) (expr.Expr, error) {
 			return nil, fmt.Errorf("%w: reference to column '%s' two query levels out", exec.ErrNotImplemented, columnText(n))
 		}
 		return c.sc.outerColumn(idx), nil
+	}
+	if n.Table.O == "" {
+		if e := c.aliases[strings.ToLower(n.Name.O)]; e != nil {
+			return e, nil
+		}
 	}
 	return nil, fmt.Errorf("%w: unknown column '%s'", exec.ErrPlan, columnText(n))
 }

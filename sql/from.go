@@ -208,9 +208,9 @@ func (b *Binder) bindTableSource(ts *ast.TableSource, outer *scope) (planner.Pla
 		}
 		return &planner.Scan{Table: t, Alias: alias, Columns: cols}, nil
 	case *ast.SelectStmt, *ast.SetOprStmt:
-		if alias == "" {
-			return nil, fmt.Errorf("%w: every derived table must have an alias", exec.ErrPlan)
-		}
+		// MySQL demands an alias here; TPC-DS's texts omit it in places
+		// and nothing is ambiguous without one (its columns resolve
+		// unqualified), so fsql accepts it like PostgreSQL does.
 		q, err := b.bindQuery(src, nil)
 		if err != nil {
 			return nil, err

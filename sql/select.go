@@ -22,6 +22,22 @@ type exprCtx struct {
 	// sub lets scalar and IN subqueries add joins to the plan under the
 	// expression; nil where subqueries are not allowed.
 	sub *subqueryHost
+	// aliases are select-list aliases an ORDER BY expression may name,
+	// consulted only when no column of the scope has the name.
+	aliases map[string]expr.Expr
+}
+
+func aliasMap(names []string, exprs []expr.Expr) map[string]expr.Expr {
+	m := map[string]expr.Expr{}
+	for i, n := range names {
+		k := strings.ToLower(n)
+		if _, dup := m[k]; dup {
+			m[k] = nil // ambiguous: never resolve through it
+			continue
+		}
+		m[k] = exprs[i]
+	}
+	return m
 }
 
 // aggCtx maps the AST of a query with aggregation onto the Aggregate's
@@ -206,7 +222,12 @@ func (b *Binder) bindSelectCorr(sel *ast.SelectStmt, outer *scope) (*selectResul
 				return nil, err
 			}
 			if idx < 0 {
-				e, err := b.bindValue(it.Expr, cur)
+				// An expression over select aliases (MySQL allows
+				// ORDER BY CASE WHEN alias = 0 ...): aliases resolve to
+				// their select expressions where no column has the name.
+				octx := *cur
+				octx.aliases = aliasMap(names[:nvis], exprs[:nvis])
+				e, err := b.bindValue(it.Expr, &octx)
 				if err != nil {
 					return nil, err
 				}
@@ -253,7 +274,9 @@ func (b *Binder) orderTarget(n ast.ExprNode, names []string, exprs []expr.Expr, 
 			}
 		}
 	}
-	e, err := b.bindValue(n, cur)
+	octx := *cur
+	octx.aliases = aliasMap(names, exprs)
+	e, err := b.bindValue(n, &octx)
 	if err != nil {
 		return 0, err
 	}
