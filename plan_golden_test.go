@@ -24,6 +24,7 @@ var planCases = []struct{ name, file string }{
 	{"q52", "tpcds/queries/q52.sql"},
 	{"q55", "tpcds/queries/q55.sql"},
 	{"semi_join", "plans/semi_join.sql"},
+	{"left_join", "plans/left_join.sql"},
 }
 
 func explain(t *testing.T, eng *fsql.Engine, q string) string {

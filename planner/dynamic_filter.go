@@ -42,6 +42,11 @@ type dppCollector struct {
 	node    *exec.DynamicFilterDataCollector
 	keyIdx  int // which equi key of the join it collects
 	factOnL bool
+	// onProbe: the selective side is the join's probe side (the preserved
+	// side of a left join whose optional side is the fact). The collector
+	// then sits on the probe side under its hash exchange, and the join
+	// must shuffle both sides rather than broadcast.
+	onProbe bool
 }
 
 type dppTarget struct {
@@ -69,7 +74,7 @@ func planDynamicFilters(root Plan, cfg PhysicalConfig) *dppPlan {
 			walk(c)
 		}
 		j, ok := p.(*Join)
-		if !ok || (j.Type != InnerJoin && j.Type != SemiJoin) {
+		if !ok || (j.Type != InnerJoin && j.Type != SemiJoin && j.Type != LeftJoin) {
 			return
 		}
 		lw, rw := len(j.Left.Schema()), len(j.Right.Schema())
@@ -78,7 +83,9 @@ func planDynamicFilters(root Plan, cfg PhysicalConfig) *dppPlan {
 			return
 		}
 		factOnLeft := true
-		if j.Type == InnerJoin && probeIsRight(j) {
+		if (j.Type == InnerJoin && probeIsRight(j)) || j.Type == LeftJoin {
+			// A left join can prune only its optional (right) side: a
+			// right row no preserved row matches is never output.
 			factOnLeft = false
 		}
 		fact, dim, keys := j.Left, j.Right, lk
@@ -100,7 +107,7 @@ func planDynamicFilters(root Plan, cfg PhysicalConfig) *dppPlan {
 			}
 			d.nextID++
 			c := &exec.DynamicFilterDataCollector{ID: d.nextID, Sink: d.coord.Collector(d.nextID)}
-			d.collectors[j] = &dppCollector{node: c, keyIdx: ki, factOnL: factOnLeft}
+			d.collectors[j] = &dppCollector{node: c, keyIdx: ki, factOnL: factOnLeft, onProbe: j.Type == LeftJoin}
 			d.scans[scan] = append(d.scans[scan], dppTarget{collector: c, column: tcol})
 			return
 		}
@@ -172,7 +179,7 @@ func (d *dppPlan) wrapBuild(j *Join, build exec.Node, buildKeys []expr.Expr, swa
 		return build, nil
 	}
 	c, ok := d.collectors[j]
-	if !ok {
+	if !ok || c.onProbe {
 		return build, nil
 	}
 	// The fact side must be the probe side: the left input unless the
@@ -183,4 +190,22 @@ func (d *dppPlan) wrapBuild(j *Join, build exec.Node, buildKeys []expr.Expr, swa
 	c.node.Child = build
 	c.node.Keys = []expr.Expr{buildKeys[c.keyIdx]}
 	return c.node, nil
+}
+
+// wrapProbe puts the join's collector on top of its probe side when the
+// selective side is the probe side; it reports whether it did, in which
+// case the join must hash-exchange both sides (the probe side's stage has
+// to finish before the fact scan's stage, which a broadcast join would
+// turn into a cycle).
+func (d *dppPlan) wrapProbe(j *Join, probe exec.Node, probeKeys []expr.Expr) (exec.Node, bool) {
+	if d == nil {
+		return probe, false
+	}
+	c, ok := d.collectors[j]
+	if !ok || !c.onProbe {
+		return probe, false
+	}
+	c.node.Child = probe
+	c.node.Keys = []expr.Expr{probeKeys[c.keyIdx]}
+	return c.node, true
 }

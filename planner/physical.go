@@ -263,11 +263,13 @@ func (b *physBuilder) join(n *Join) (phys, error) {
 		return phys{}, err
 	}
 	build.node = bn
+	pn, collectsProbe := b.dpp.wrapProbe(n, probe.node, pk)
+	probe.node = pn
 	hj := &exec.HashJoin{Type: joinTypes[n.Type], BuildKeys: bk, ProbeKeys: pk, Residual: res}
 	single := probe.single
 	// NOT IN and mark joins need every build row in every task (one NULL
 	// anywhere changes every answer), so they always broadcast.
-	if probe.single || n.Type == NullAwareAntiJoin || n.Type == MarkJoin || buildBytes <= float64(b.cfg.BroadcastThreshold) {
+	if !collectsProbe && (probe.single || n.Type == NullAwareAntiJoin || n.Type == MarkJoin || buildBytes <= float64(b.cfg.BroadcastThreshold)) {
 		hj.Build = &exec.Exchange{Kind: exec.BroadcastExchange, Child: build.node}
 		hj.Probe = probe.node
 	} else {
