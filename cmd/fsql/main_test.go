@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -187,5 +188,17 @@ func TestMedian(t *testing.T) {
 	}
 	if median(ms(5, 1, 3)) != 3 || median(ms(4, 1, 3, 2)) != 2 {
 		t.Error("median is wrong")
+	}
+}
+
+func TestProgressBarCountsTables(t *testing.T) {
+	var out strings.Builder
+	bar := newProgressBar(&out, 4)
+	io.WriteString(bar, "tpcds: item   100 rows  (0.1s)\ntpcds: sto")
+	io.WriteString(bar, "re  12 rows  (0.2s)\n")
+	bar.Finish()
+	s := out.String()
+	if !strings.Contains(s, "[######..................] 1/4 tables") || !strings.Contains(s, "2/4 tables") || !strings.Contains(s, "last store") {
+		t.Fatalf("bar output %q", s)
 	}
 }

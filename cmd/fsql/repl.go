@@ -68,9 +68,10 @@ func repl(p *printer, in io.Reader, out, stderr io.Writer, interactive bool) err
 	return nil
 }
 
-// isTerminal reports whether r is a terminal, where a person types.
-func isTerminal(r io.Reader) bool {
-	f, ok := r.(*os.File)
+// isTerminal reports whether the stream (stdin, stderr) is a terminal,
+// where a person types or watches.
+func isTerminal(stream any) bool {
+	f, ok := stream.(*os.File)
 	if !ok {
 		return false
 	}
