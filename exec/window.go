@@ -33,7 +33,25 @@ type Window struct {
 	PartitionBy []expr.Expr
 	OrderBy     []SortKey
 	Funcs       []WindowFunc
+	// Frame of the aggregate functions (rank functions ignore it).
+	Frame WindowFrame
 }
+
+// WindowFrame is the frame of a window's aggregate functions.
+type WindowFrame int
+
+const (
+	// FrameDefault is SQL's default: with ORDER BY, RANGE BETWEEN
+	// UNBOUNDED PRECEDING AND CURRENT ROW (peers share a value); without,
+	// the whole partition.
+	FrameDefault WindowFrame = iota
+	// FrameRowsToCurrent is ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT
+	// ROW: a running value per row, peers not included.
+	FrameRowsToCurrent
+	// FramePartition is BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED
+	// FOLLOWING: the whole partition, whatever the order.
+	FramePartition
+)
 
 // Schema implements Node.
 func (w *Window) Schema() *arrow.Schema {
@@ -237,12 +255,22 @@ func (s *windowStream) function(f WindowFunc, sorted arrow.RecordBatch, partStar
 	if err != nil {
 		return nil, err
 	}
+	running := len(s.w.OrderBy) > 0
+	switch s.w.Frame {
+	case FrameRowsToCurrent:
+		// Every row is its own "peer group": the running value stops at
+		// the row itself.
+		peer, peerStart, peerFirstInPart = rowGroups(partStart)
+	case FramePartition:
+		running = false
+		peer, peerStart = partGroups(partStart)
+	}
 	groups := len(peerStart)
 	st.grow(groups)
 	if err := st.update(peer, arg); err != nil {
 		return nil, err
 	}
-	if len(s.w.OrderBy) > 0 {
+	if running {
 		// Running frame: each peer group also covers all earlier groups of
 		// its partition.
 		for g := 1; g < groups; g++ {
@@ -272,4 +300,26 @@ func (s *windowStream) Close() {
 	s.out = nil
 	s.n, s.pos = 0, 0
 	s.buf.release()
+}
+
+// rowGroups numbers every row as its own group (for ROWS frames).
+func rowGroups(partStart []int32) (peer, start []int32, firstInPart []bool) {
+	n := len(partStart)
+	peer, start, firstInPart = make([]int32, n), make([]int32, n), make([]bool, n)
+	for i := range partStart {
+		peer[i], start[i], firstInPart[i] = int32(i), int32(i), partStart[i] == int32(i)
+	}
+	return peer, start, firstInPart
+}
+
+// partGroups numbers rows by partition (for whole-partition frames).
+func partGroups(partStart []int32) (peer, start []int32) {
+	peer = make([]int32, len(partStart))
+	for i, ps := range partStart {
+		if ps == int32(i) {
+			start = append(start, int32(i))
+		}
+		peer[i] = int32(len(start) - 1)
+	}
+	return peer, start
 }

@@ -145,6 +145,7 @@ type Window struct {
 	PartitionBy []expr.Expr
 	OrderBy     []SortKey
 	Funcs       []WindowCall
+	Frame       exec.WindowFrame
 }
 
 // Values is a constant relation.

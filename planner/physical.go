@@ -123,7 +123,7 @@ func (b *physBuilder) build(p Plan) (phys, error) {
 				in = b.hash(c.node, n.PartitionBy)
 			}
 		}
-		return phys{&exec.Window{Child: in, PartitionBy: n.PartitionBy, OrderBy: n.OrderBy, Funcs: n.Funcs}, single}, nil
+		return phys{&exec.Window{Child: in, PartitionBy: n.PartitionBy, OrderBy: n.OrderBy, Funcs: n.Funcs, Frame: n.Frame}, single}, nil
 	case *Union:
 		var ins []phys
 		anySingle := false

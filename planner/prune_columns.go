@@ -202,7 +202,7 @@ func prune(p Plan, req []bool) (Plan, []int) {
 		}
 		child, cm := prune(n.Child, r)
 		f := func(j int) int { return cm[j] }
-		out := &Window{Child: child}
+		out := &Window{Child: child, Frame: n.Frame}
 		for _, e := range n.PartitionBy {
 			out.PartitionBy = append(out.PartitionBy, remap(e, f))
 		}

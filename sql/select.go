@@ -439,14 +439,15 @@ func (b *Binder) bindWindow(w *ast.WindowFuncExpr, plan planner.Plan, cur *exprC
 	if w.Spec.Name.O != "" || w.Spec.Ref.O != "" {
 		return nil, fmt.Errorf("%w: named window %s", exec.ErrNotImplemented, w.Spec.Name.O+w.Spec.Ref.O)
 	}
-	if w.Spec.Frame != nil {
-		return nil, fmt.Errorf("%w: explicit window frame in %s", exec.ErrNotImplemented, restore(w))
+	frame, err := windowFrame(w)
+	if err != nil {
+		return nil, err
 	}
 	if w.Distinct || w.FromLast || w.IgnoreNull {
 		return nil, fmt.Errorf("%w: window function modifiers in %s", exec.ErrNotImplemented, restore(w))
 	}
 	name := strings.ToLower(w.Name)
-	win := &planner.Window{Child: plan}
+	win := &planner.Window{Child: plan, Frame: frame}
 	f := planner.WindowCall{Fn: name, Name: restore(w)}
 	switch name {
 	case "rank", "dense_rank", "row_number":
@@ -573,4 +574,26 @@ func hasAggOrWindow(n ast.ExprNode) bool {
 	v := &winCollector{}
 	n.Accept(v)
 	return len(v.wins) > 0
+}
+
+// windowFrame maps the frames fsql runs onto exec's; others fail naming
+// the frame rather than running with a different one.
+func windowFrame(w *ast.WindowFuncExpr) (exec.WindowFrame, error) {
+	f := w.Spec.Frame
+	if f == nil {
+		return exec.FrameDefault, nil
+	}
+	start, end := f.Extent.Start, f.Extent.End
+	unboundedPreceding := start.Type == ast.Preceding && start.UnBounded
+	switch {
+	case f.Type == ast.Groups:
+	case !unboundedPreceding:
+	case end.Type == ast.CurrentRow && f.Type == ast.Rows:
+		return exec.FrameRowsToCurrent, nil
+	case end.Type == ast.CurrentRow && f.Type == ast.Ranges:
+		return exec.FrameDefault, nil
+	case end.Type == ast.Following && end.UnBounded:
+		return exec.FramePartition, nil
+	}
+	return 0, fmt.Errorf("%w: explicit window frame in %s (supported: ROWS or RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW or UNBOUNDED FOLLOWING)", exec.ErrNotImplemented, restore(w))
 }
