@@ -13,6 +13,10 @@ import (
 // they become equalities the join ordering and hash joins can use, instead
 // of a cross product filtered afterwards. The rewrite is exact under
 // three-valued logic: (A∧B)∨(A∧C) ≡ A∧(B∨C) holds for TRUE, FALSE and NULL.
+// FactorOr is factorOr for the binder, which needs correlated equalities
+// out of ORs before decorrelating.
+func FactorOr(e expr.Expr) []expr.Expr { return factorOr(e) }
+
 func factorOr(e expr.Expr) []expr.Expr {
 	call, ok := e.(*expr.Call)
 	if !ok || call.Fn != "or" {

@@ -116,11 +116,15 @@ func (b *Binder) bindWhereCorr(n ast.ExprNode, plan planner.Plan, sc *scope) (pl
 			return nil, nil, err
 		}
 		plan = host.plan
-		if hasOuter(e) {
-			corr = append(corr, e)
-			continue
+		// A correlation written inside every branch of an OR (TPC-DS q41)
+		// is factored out so it can become a join key.
+		for _, f := range planner.FactorOr(e) {
+			if hasOuter(f) {
+				corr = append(corr, f)
+			} else {
+				filters = append(filters, f)
+			}
 		}
-		filters = append(filters, e)
 	}
 	if len(filters) > 0 {
 		plan = &planner.Filter{Child: plan, Cond: expr.JoinAnd(filters)}
