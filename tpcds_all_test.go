@@ -22,8 +22,6 @@ var (
 	// notYet fail with exec.ErrNotImplemented (the construct is named).
 	notYet = map[string]string{
 		"q8": "INTERSECT", "q14a": "INTERSECT", "q14b": "INTERSECT", "q38": "INTERSECT", "q87": "EXCEPT",
-		"q23a": "scalar subquery in HAVING", "q23b": "scalar subquery in HAVING", "q44": "scalar subquery in HAVING",
-		"q24a": "scalar subquery in HAVING", "q24b": "scalar subquery in HAVING",
 	}
 	// mysqlRounding differ from DuckDB's answer by MySQL's decimal
 	// semantics, which fsql follows and DuckDB does not: avg of an

@@ -135,11 +135,19 @@ func (b *Binder) bindSelectCorr(sel *ast.SelectStmt, outer *scope) (*selectResul
 	}
 	cur := &exprCtx{sc: newScope(plan.Schema(), outer), agg: actx}
 	if actx != nil && sel.Having != nil {
+		// Scalar subqueries in HAVING join into the aggregated plan.
+		host := &subqueryHost{plan: plan}
+		cur.sub = host
 		cond, err := b.bindBool(sel.Having.Expr, cur, "HAVING")
+		cur.sub = nil
 		if err != nil {
 			return nil, err
 		}
-		plan = &planner.Filter{Child: plan, Cond: cond}
+		width := len(plan.Schema())
+		plan = &planner.Filter{Child: host.plan, Cond: cond}
+		if len(host.plan.Schema()) != width {
+			plan = projectPrefix(plan, width)
+		}
 	}
 
 	// Window functions
