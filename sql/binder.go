@@ -145,8 +145,10 @@ func (b *Binder) bindSetOpr(n *ast.SetOprStmt, outer *scope) (*bound, error) {
 			if after == nil {
 				return nil, fmt.Errorf("%w: set operation without an operator", exec.ErrInternal)
 			}
-			if *after != ast.Union && *after != ast.UnionAll {
-				return nil, fmt.Errorf("%w: %s (only UNION and UNION ALL are supported)", exec.ErrNotImplemented, after.String())
+			switch *after {
+			case ast.Union, ast.UnionAll, ast.Intersect, ast.Except:
+			default:
+				return nil, fmt.Errorf("%w: %s (supported: UNION [ALL], INTERSECT, EXCEPT)", exec.ErrNotImplemented, after.String())
 			}
 			ops = append(ops, *after)
 		}
@@ -182,6 +184,15 @@ func (b *Binder) bindSetOpr(n *ast.SetOprStmt, outer *scope) (*bound, error) {
 	// its left, as MySQL evaluates mixed chains.
 	cur := inputs[0].plan
 	for i := 1; i < len(inputs); i++ {
+		switch ops[i-1] {
+		case ast.Intersect, ast.Except:
+			p, err := b.intersectExcept(cur, inputs[i].plan, ops[i-1] == ast.Except)
+			if err != nil {
+				return nil, err
+			}
+			cur = p
+			continue
+		}
 		u := &planner.Union{Inputs: []planner.Plan{cur, inputs[i].plan}}
 		if l, ok := cur.(*planner.Union); ok && ops[i-1] == ast.UnionAll {
 			u = &planner.Union{Inputs: append(append([]planner.Plan{}, l.Inputs...), inputs[i].plan)}
@@ -274,4 +285,70 @@ func (b *Binder) limit(p planner.Plan, lim *ast.Limit) (planner.Plan, error) {
 		}
 	}
 	return &planner.Limit{Child: p, N: n, Offset: off}, nil
+}
+
+// intersectExcept plans left INTERSECT right as the distinct rows of left
+// that have a match in right (a semi join), and EXCEPT as those that have
+// none (an anti join). Set operations compare NULLs as equal, so each
+// column pair is matched on (c IS NULL, COALESCE(c, zero)): never NULL,
+// and equal exactly when the values are not distinct.
+func (b *Binder) intersectExcept(left, right planner.Plan, except bool) (planner.Plan, error) {
+	left = distinct(left)
+	ls, rs := left.Schema(), right.Schema()
+	var conds []expr.Expr
+	for i := range ls {
+		l := expr.Expr(expr.NewColumn(i, ls[i].Type, ls[i].Name))
+		r := expr.Expr(expr.NewColumn(len(ls)+i, rs[i].Type, rs[i].Name))
+		zero, err := zeroOf(ls[i].Type)
+		if err != nil {
+			return nil, err
+		}
+		for _, fn := range []string{"isnull", "coalesce"} {
+			args := func(c expr.Expr) []expr.Expr {
+				if fn == "coalesce" {
+					return []expr.Expr{c, zero}
+				}
+				return []expr.Expr{c}
+			}
+			lk, err := b.call(fn, args(l)...)
+			if err != nil {
+				return nil, err
+			}
+			rk, err := b.call(fn, args(r)...)
+			if err != nil {
+				return nil, err
+			}
+			eq, err := b.call("=", lk, rk)
+			if err != nil {
+				return nil, err
+			}
+			conds = append(conds, eq)
+		}
+	}
+	typ := planner.SemiJoin
+	if except {
+		typ = planner.AntiJoin
+	}
+	return &planner.Join{Type: typ, Left: left, Right: right, Cond: expr.JoinAnd(conds)}, nil
+}
+
+// zeroOf is a non-NULL constant of type t.
+func zeroOf(t arrow.DataType) (expr.Expr, error) {
+	switch t.ID() {
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64:
+		return expr.NewCast(expr.NewLiteral(int64(0), arrow.PrimitiveTypes.Int64), t)
+	case arrow.FLOAT64:
+		return expr.NewLiteral(float64(0), t), nil
+	case arrow.DECIMAL128:
+		return expr.NewCast(expr.NewLiteral(int64(0), arrow.PrimitiveTypes.Int64), t)
+	case arrow.STRING:
+		return expr.NewLiteral("", t), nil
+	case arrow.DATE32:
+		return expr.NewLiteral(arrow.Date32(0), t), nil
+	case arrow.BOOL:
+		return expr.NewLiteral(false, t), nil
+	case arrow.NULL:
+		return expr.NewLiteral(int64(0), arrow.PrimitiveTypes.Int64), nil
+	}
+	return nil, fmt.Errorf("%w: INTERSECT/EXCEPT over a %s column", exec.ErrNotImplemented, t)
 }
