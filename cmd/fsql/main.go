@@ -150,6 +150,13 @@ func runQuery(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		}
 		script = string(b)
 	}
+	if script != "" {
+		// A syntax error needs no data: report it before a first run
+		// spends time generating the default data set.
+		if _, err := fsql.SplitStatements(script); err != nil {
+			return err
+		}
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
