@@ -1,8 +1,6 @@
 package fsql_test
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -11,20 +9,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow"
-
 	"github.com/fsql-dev/fsql"
-	"github.com/fsql-dev/fsql/exec"
 	"github.com/fsql-dev/fsql/internal/answers"
 )
 
-// Beyond the foundation's 20, every TPC-DS query either returns DuckDB's
-// answer, or fails with an error naming what fsql does not run yet —
-// never a different answer. Two lists record the exceptions:
+// Beyond the foundation's 20, every TPC-DS statement must return DuckDB's
+// answer, with one list of exceptions:
 var (
-	// notYet fail with exec.ErrNotImplemented (the construct is named);
-	// none today.
-	notYet = map[string]string{}
 	// mysqlRounding differ from DuckDB's answer by MySQL's decimal
 	// semantics, which fsql follows and DuckDB does not: avg of an
 	// integer is a DECIMAL rounded to 4 places before it divides a
@@ -61,24 +52,8 @@ func TestTPCDSAllQueries(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := readAnswerMaybeEmpty(t, q)
-			rows, err := eng.Query(context.Background(), strings.TrimSpace(string(text)))
-			if why, ok := notYet[q]; ok {
-				if err == nil {
-					for rows.Next() {
-					}
-					err = rows.Err()
-					rows.Close()
-				}
-				if !errors.Is(err, exec.ErrNotImplemented) {
-					t.Fatalf("%s should fail naming %s as not implemented; got %v (if it runs now, take it off the list)", q, why, err)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			batches := collect(t, rows)
-			got, err := answers.FromArrow(rows.Schema(), batches)
+			schema, batches := runQuery(t, eng, strings.TrimSpace(string(text)))
+			got, err := answers.FromArrow(schema, batches)
 			for _, b := range batches {
 				b.Release()
 			}
@@ -102,24 +77,6 @@ func TestTPCDSAllQueries(t *testing.T) {
 			}
 		})
 	}
-}
-
-func collect(t *testing.T, rows *fsql.Rows) []arrow.RecordBatch {
-	t.Helper()
-	defer rows.Close()
-	var out []arrow.RecordBatch
-	for rows.Next() {
-		b := rows.RecordBatch()
-		b.Retain()
-		out = append(out, b)
-	}
-	if err := rows.Err(); err != nil {
-		for _, b := range out {
-			b.Release()
-		}
-		t.Fatal(err)
-	}
-	return out
 }
 
 // readAnswerMaybeEmpty reads a golden answer that may have no rows (the

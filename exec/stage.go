@@ -268,13 +268,10 @@ func needsSingleTask(s *Stage) bool {
 }
 
 // isConstantLeaf reports whether leaf n yields the same rows whatever the
-// task: it says so through SingleTask, or it is the executor's Values
-// (matched by name so this file does not depend on that operator).
+// task, which it says through SingleTask (Values does).
 func isConstantLeaf(n Node) bool {
-	if st, ok := n.(singleTasker); ok {
-		return st.SingleTask()
-	}
-	return fmt.Sprintf("%T", n) == "*exec.Values"
+	st, ok := n.(singleTasker)
+	return ok && st.SingleTask()
 }
 
 // StageInputStats is what a stage's producers wrote, handed to

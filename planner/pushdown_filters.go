@@ -45,7 +45,8 @@ func push(p Plan, preds []expr.Expr) (Plan, error) {
 		c.Pruned = false
 		return &c, nil
 	case *Project:
-		var down, keep []expr.Expr
+		// Every predicate goes through: projections are deterministic.
+		var down []expr.Expr
 		for _, pr := range preds {
 			s, err := substitute(pr, n.Exprs)
 			if err != nil {
@@ -59,7 +60,7 @@ func push(p Plan, preds []expr.Expr) (Plan, error) {
 		}
 		c := *n
 		c.Child = child
-		return wrapFilter(&c, keep), nil
+		return &c, nil
 	case *MultiJoin:
 		return pushMultiJoin(n, preds)
 	case *Join:

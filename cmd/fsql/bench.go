@@ -156,10 +156,23 @@ func loadBenchQueries(dir, list string) ([]*benchQuery, error) {
 
 // runBenchQuery runs q once, draining its result, and records the time.
 func runBenchQuery(ctx context.Context, eng *fsql.Engine, q *benchQuery) error {
-	start := time.Now()
-	rows, err := eng.Query(ctx, q.text)
+	d, n, st, err := timeQuery(ctx, eng, q.text)
 	if err != nil {
 		return err
+	}
+	q.times = append(q.times, d)
+	q.rows = n
+	q.bytes, q.hasB = st.BytesRead, true
+	return nil
+}
+
+// timeQuery runs text once, draining its result, and returns the wall
+// time, the row count and what its scans read.
+func timeQuery(ctx context.Context, eng *fsql.Engine, text string) (time.Duration, int64, fsql.ScanStats, error) {
+	start := time.Now()
+	rows, err := eng.Query(ctx, text)
+	if err != nil {
+		return 0, 0, fsql.ScanStats{}, err
 	}
 	var n int64
 	for rows.Next() {
@@ -167,12 +180,9 @@ func runBenchQuery(ctx context.Context, eng *fsql.Engine, q *benchQuery) error {
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return err
+		return 0, 0, fsql.ScanStats{}, err
 	}
-	q.times = append(q.times, time.Since(start))
-	q.rows = n
-	q.bytes, q.hasB = rows.BytesRead(), true
-	return nil
+	return time.Since(start), n, rows.ScanStats(), nil
 }
 
 func median(ds []time.Duration) time.Duration {

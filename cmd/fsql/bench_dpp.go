@@ -150,21 +150,12 @@ func ensureLayout(ctx context.Context, dir string, scale float64, partitioned bo
 }
 
 func runDPPQuery(ctx context.Context, eng *fsql.Engine, text string, d *dppResult) error {
-	start := time.Now()
-	rows, err := eng.Query(ctx, text)
+	t, n, st, err := timeQuery(ctx, eng, text)
 	if err != nil {
 		return err
 	}
-	var n int64
-	for rows.Next() {
-		n += rows.RecordBatch().NumRows()
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	d.times = append(d.times, time.Since(start))
-	d.stats, d.rows = rows.ScanStats(), n
+	d.times = append(d.times, t)
+	d.stats, d.rows = st, n
 	return nil
 }
 
