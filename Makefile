@@ -2,7 +2,7 @@ GO ?= go
 # Scale of the TPC-DS data `make run` and `make bench` use.
 SCALE ?= 1
 
-.PHONY: build test test-race bench bench-dpp run answers fmt vet
+.PHONY: build test test-race bench bench-dpp bench-vs-duckdb run answers fmt vet
 
 build:
 	$(GO) build ./...
@@ -21,6 +21,15 @@ bench: build
 # Dynamic partition pruning on vs off, both layouts (see README).
 bench-dpp: build
 	./bin/fsql bench dpp --scale $(SCALE) --runs 5
+
+# fsql against DuckDB (tools/oracle, cgo) on generated TPC-DS data, both
+# layouts, all 103 statements, 2 threads each, interleaved; outside CI.
+# BENCH_ARGS adds flags, e.g. BENCH_ARGS="--only q3,q7 --runs 5".
+BENCH_DATA ?= $(HOME)/.cache/fsql/tpcds-sf$(SCALE)
+bench-vs-duckdb: build
+	test -d $(BENCH_DATA) || ./bin/fsql gen tpcds --scale $(SCALE) --out $(BENCH_DATA)
+	test -d $(BENCH_DATA)-flat || ./bin/fsql gen tpcds --scale $(SCALE) --partitioned=false --out $(BENCH_DATA)-flat
+	cd tools/oracle && $(GO) run . bench --data $(BENCH_DATA),$(BENCH_DATA)-flat --queries ../../testdata/tpcds $(BENCH_ARGS)
 
 run: build
 	./bin/fsql -e "select count(*) from store_sales"

@@ -13,6 +13,9 @@
 // otherwise, and writes answers/qN.ans. It also reports ORDER BY ... LIMIT
 // queries whose cut falls inside a run of tied rows, where the answer would be
 // ambiguous; such queries need a longer ORDER BY.
+//
+// `oracle bench --data DIR[,DIR...]` runs fsql and DuckDB side by side on
+// the same data instead (bench.go; `make bench-vs-duckdb`).
 package main
 
 import (
@@ -38,7 +41,22 @@ import (
 	_ "github.com/pingcap/tidb/pkg/parser/test_driver"
 )
 
+// subcommands other than the default (writing the golden answers).
+var subcommands = map[string]func(args []string) error{
+	"bench": benchMain, // fsql against DuckDB, see bench.go
+	"serve": serveMain, // one engine's child process of bench
+}
+
 func main() {
+	if len(os.Args) > 1 {
+		if sub, ok := subcommands[os.Args[1]]; ok {
+			if err := sub(os.Args[2:]); err != nil {
+				fmt.Fprintln(os.Stderr, "oracle:", err)
+				os.Exit(1)
+			}
+			return
+		}
+	}
 	data := flag.String("data", "", "dataset folder (one sub-folder of Parquet files per table)")
 	queries := flag.String("queries", "testdata/tpcds", "folder holding queries/ and duckdb/")
 	out := flag.String("out", "testdata/tpcds/answers", "folder for the .ans files")
