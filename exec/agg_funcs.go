@@ -13,6 +13,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/fsql-dev/fsql/exec/expr"
 )
 
 // aggState holds one aggregate function's running state for every group
@@ -98,6 +100,9 @@ func isIntegerType(dt arrow.DataType) bool {
 // newAggState makes the state of fn. in is the argument type (raw modes)
 // or the first state column's type (final mode), res the result type.
 func newAggState(fn string, in, res arrow.DataType) (aggState, error) {
+	if in != nil && in.ID() == arrow.NULL {
+		return newNullArgState(normAggFn(fn), res)
+	}
 	switch f := normAggFn(fn); f {
 	case "count", "count_star":
 		return &countState{star: f == "count_star"}, nil
@@ -120,18 +125,53 @@ func newAggState(fn string, in, res arrow.DataType) (aggState, error) {
 	return nil, fmt.Errorf("%w: aggregate function %s", ErrNotImplemented, fn)
 }
 
+// newNullArgState is the state of fn over an argument of the NULL type
+// (sum(NULL), max(CASE WHEN ... THEN NULL END)): every row is NULL, so
+// raw rows never change the state and the result is NULL (0 for count).
+// The state columns keep the layout aggStateTypes gives, so the final
+// phase merges them with the ordinary states.
+func newNullArgState(fn string, res arrow.DataType) (aggState, error) {
+	switch fn {
+	case "count", "count_star":
+		return &countState{star: fn == "count_star"}, nil
+	case "sum", "avg":
+		return nullArg{&floatSumState{avg: fn == "avg", res: res}}, nil
+	case "min", "max":
+		return nullArg{&nullMinMaxState{}}, nil
+	case "stddev_samp", "var_samp", "stddev_pop", "var_pop":
+		return nullArg{&varState{fn: fn}}, nil
+	}
+	return nil, fmt.Errorf("%w: aggregate function %s", ErrNotImplemented, fn)
+}
+
+// nullArg wraps a state whose raw argument is of the NULL type.
+type nullArg struct{ aggState }
+
+func (nullArg) update([]int32, arrow.Array) error { return nil }
+
+// nullMinMaxState is min/max/any_value of the NULL type: always NULL.
+type nullMinMaxState struct{}
+
+func (nullMinMaxState) grow(int)                           {}
+func (nullMinMaxState) update([]int32, arrow.Array) error  { return nil }
+func (nullMinMaxState) merge([]int32, []arrow.Array) error { return nil }
+func (nullMinMaxState) combine(int, int)                   {}
+func (nullMinMaxState) final(alloc memory.Allocator, n int) (arrow.Array, error) {
+	return array.MakeArrayOfNull(alloc, arrow.Null, n), nil
+}
+func (s nullMinMaxState) partial(alloc memory.Allocator, n int) ([]arrow.Array, error) {
+	a, err := s.final(alloc, n)
+	return []arrow.Array{a}, err
+}
+
 func isNumeric(dt arrow.DataType) bool {
 	return isIntegerType(dt) || arrow.IsFloating(dt.ID()) || dt.ID() == arrow.DECIMAL128
 }
 
 // validity returns the validity bitmap and offset of a, or nil when a has
 // no NULLs, so loops test one bit instead of calling through an interface.
-func validity(a arrow.Array) ([]byte, int) {
-	if a.NullN() == 0 {
-		return nil, 0
-	}
-	return a.NullBitmapBytes(), a.Data().Offset()
-}
+// An array of the NULL type gets an all-zero bitmap (expr.Validity).
+func validity(a arrow.Array) ([]byte, int) { return expr.Validity(a) }
 
 func isValid(bits []byte, off, i int) bool { return bits == nil || bitutil.BitIsSet(bits, off+i) }
 
@@ -894,7 +934,7 @@ func (s *boolMinMaxState) bytes(arg arrow.Array) arrow.Array {
 	}
 	valid := make([]bool, b.Len())
 	for i := range valid {
-		valid[i] = b.IsValid(i)
+		valid[i] = expr.IsValid(b, i)
 	}
 	return fixedArray(memory.DefaultAllocator, arrow.PrimitiveTypes.Uint8, vals, valid)
 }

@@ -5,6 +5,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/fsql-dev/fsql/exec/expr"
 )
 
 // nullHash is the hash of a NULL key column. It is a fixed constant, so
@@ -167,12 +169,14 @@ func hashColumn(a arrow.Array, out []uint32) {
 		for i := 0; i < n; i++ {
 			out[i] = fnv1a(a.Value(i))
 		}
+	case *array.Null:
+		// every row is NULL; the loop below writes nullHash
 	case *array.Dictionary:
 		dict := a.Dictionary()
 		dh := make([]uint32, dict.Len())
 		hashColumn(dict, dh)
 		for i := 0; i < n; i++ {
-			if a.IsValid(i) {
+			if expr.IsValid(a, i) {
 				out[i] = dh[a.GetValueIndex(i)]
 			}
 		}
@@ -183,7 +187,7 @@ func hashColumn(a arrow.Array, out []uint32) {
 	}
 	if a.NullN() > 0 {
 		for i := 0; i < n; i++ {
-			if a.IsNull(i) {
+			if expr.IsNull(a, i) {
 				out[i] = nullHash
 			}
 		}

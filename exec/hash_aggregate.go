@@ -526,7 +526,7 @@ func (g *groupTable) addGroup(keys []arrow.Array, i int) {
 	for c := range g.cols {
 		kc := &g.cols[c]
 		a := keys[c]
-		valid := a.IsValid(i)
+		valid := expr.IsValid(a, i)
 		kc.valid = append(kc.valid, valid)
 		switch {
 		case a.DataType().ID() == arrow.BOOL:
@@ -560,6 +560,8 @@ func (g *groupTable) arrays(alloc memory.Allocator) ([]arrow.Array, error) {
 		var a arrow.Array
 		var err error
 		switch {
+		case c.dt.ID() == arrow.NULL:
+			a = array.MakeArrayOfNull(alloc, c.dt, len(c.valid))
 		case c.dt.ID() == arrow.BOOL:
 			vals := make([]bool, len(c.raw))
 			for i, v := range c.raw {

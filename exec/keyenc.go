@@ -149,12 +149,18 @@ func (e *keyEncoder) encode(cols []arrow.Array, n int) error {
 		w := fixedWidth(c.DataType())
 		nulls := c.NullN() > 0
 		switch {
+		case c.DataType().ID() == arrow.NULL:
+			// Every row is NULL: one validity byte, no value.
+			for i := 0; i < n; i++ {
+				e.offs[i+1]++
+				e.hasNull[i] = true
+			}
 		case w >= 0 || c.DataType().ID() == arrow.BOOL:
 			if w == 0 {
 				w = 1
 			}
 			for i := 0; i < n; i++ {
-				if nulls && c.IsNull(i) {
+				if nulls && expr.IsNull(c, i) {
 					e.offs[i+1]++
 					e.hasNull[i] = true
 				} else {
@@ -167,7 +173,7 @@ func (e *keyEncoder) encode(cols []arrow.Array, n int) error {
 				return err
 			}
 			for i := 0; i < n; i++ {
-				if nulls && c.IsNull(i) {
+				if nulls && expr.IsNull(c, i) {
 					e.offs[i+1]++
 					e.hasNull[i] = true
 				} else {
@@ -186,11 +192,18 @@ func (e *keyEncoder) encode(cols []arrow.Array, n int) error {
 	// Pass 2: write the bytes column by column.
 	for _, c := range cols {
 		nulls := c.NullN() > 0
+		if c.DataType().ID() == arrow.NULL {
+			for i := 0; i < n; i++ {
+				e.buf[pos[i]] = 0
+				pos[i]++
+			}
+			continue
+		}
 		if c.DataType().ID() == arrow.BOOL {
 			b := c.(*array.Boolean)
 			for i := 0; i < n; i++ {
 				p := pos[i]
-				if nulls && c.IsNull(i) {
+				if nulls && expr.IsNull(c, i) {
 					e.buf[p] = 0
 					pos[i]++
 					continue
@@ -209,7 +222,7 @@ func (e *keyEncoder) encode(cols []arrow.Array, n int) error {
 			raw := d.Buffers()[1].Bytes()[d.Offset()*w:]
 			for i := 0; i < n; i++ {
 				p := pos[i]
-				if nulls && c.IsNull(i) {
+				if nulls && expr.IsNull(c, i) {
 					e.buf[p] = 0
 					pos[i]++
 					continue
@@ -226,7 +239,7 @@ func (e *keyEncoder) encode(cols []arrow.Array, n int) error {
 		}
 		for i := 0; i < n; i++ {
 			p := pos[i]
-			if nulls && c.IsNull(i) {
+			if nulls && expr.IsNull(c, i) {
 				e.buf[p] = 0
 				pos[i]++
 				continue
@@ -342,6 +355,9 @@ func newRowCmp(c arrow.Array, desc, nullsFirst bool) (rowCmp, error) {
 	var base rowCmp
 	d := c.Data()
 	switch c.DataType().ID() {
+	case arrow.NULL:
+		// Every row is NULL, and NULLs are equal to each other.
+		return func(int, int) int { return 0 }, nil
 	case arrow.INT8:
 		base = cmpOrdered(arrow.GetValues[int8](d, 1))
 	case arrow.INT16:

@@ -8,6 +8,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
+
+	"github.com/fsql-dev/fsql/exec/expr"
 )
 
 // keyKind is how a runtime filter compares keys: integers of every width
@@ -72,6 +74,9 @@ type keyBuilder struct {
 }
 
 func (k *keyBuilder) add(a arrow.Array) error {
+	if a.DataType().ID() == arrow.NULL {
+		return nil // every key is NULL, and a NULL key never joins
+	}
 	kind, ok := kindOf(a.DataType())
 	if !ok {
 		return fmt.Errorf("join keys of type %s cannot feed a dynamic filter", a.DataType())
@@ -116,7 +121,7 @@ func (k *keyBuilder) add(a arrow.Array) error {
 func addInts[T intLike](k *keyBuilder, vals []T, a arrow.Array) {
 	nulls := a.NullN() > 0
 	for i, v := range vals {
-		if nulls && a.IsNull(i) {
+		if nulls && expr.IsNull(a, i) {
 			continue // a NULL key never joins
 		}
 		x := int64(v)
@@ -141,7 +146,7 @@ func addInts[T intLike](k *keyBuilder, vals []T, a arrow.Array) {
 func addStrings(k *keyBuilder, n int, value func(int) string, a arrow.Array) {
 	nulls := a.NullN() > 0
 	for i := 0; i < n; i++ {
-		if nulls && a.IsNull(i) {
+		if nulls && expr.IsNull(a, i) {
 			continue
 		}
 		s := value(i) // aliases the Arrow buffer: clone what is kept
@@ -343,6 +348,8 @@ func (f *runtimeFilter) mayHoldRange(lo, hi any) bool {
 // filter's kind.
 func (f *runtimeFilter) fillMask(a arrow.Array, out []byte) error {
 	switch x := a.(type) {
+	case *array.Null:
+		return nil // every row is NULL: none may join
 	case *array.Int8:
 		fillIntMask(f, x.Int8Values(), out)
 	case *array.Int16:
@@ -368,7 +375,7 @@ func (f *runtimeFilter) fillMask(a arrow.Array, out []byte) error {
 	}
 	if a.NullN() > 0 {
 		for i := 0; i < a.Len(); i++ {
-			if a.IsNull(i) {
+			if expr.IsNull(a, i) {
 				bitutil.ClearBit(out, i)
 			}
 		}

@@ -56,7 +56,7 @@ func StaticPartitions(t *hive.Table, conjuncts []expr.Expr, alloc memory.Allocat
 			return nil, fmt.Errorf("static partition pruning of %s: %s returned %d %s values for %d partitions", t.Name, c, res.Len(), res.DataType(), len(keep))
 		}
 		for i := range keep {
-			keep[i] = keep[i] && b.IsValid(i) && b.Value(i)
+			keep[i] = keep[i] && expr.IsValid(b, i) && b.Value(i)
 		}
 		res.Release()
 	}

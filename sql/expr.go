@@ -30,8 +30,15 @@ func (b *Binder) bindBool(n ast.ExprNode, c *exprCtx, where string) (expr.Expr, 
 		return nil, err
 	}
 	switch e.DataType().ID() {
-	case arrow.BOOL, arrow.NULL:
+	case arrow.BOOL:
 		return e, nil
+	case arrow.NULL:
+		// WHERE NULL: operators read conditions as Boolean arrays.
+		c, err := expr.NewCast(e, arrow.FixedWidthTypes.Boolean)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", exec.ErrPlan, err)
+		}
+		return expr.ConstantFold(c, b.alloc)
 	}
 	// MySQL treats a number as true when non-zero.
 	zero := expr.NewLiteral(int64(0), arrow.PrimitiveTypes.Int64)

@@ -159,7 +159,7 @@ func vals[T arrow.FixedWidthType](a arrow.Array) []T {
 
 // validAt reports whether row i of a is not NULL, cheaply when a has no NULL.
 func validAt(a arrow.Array, i int) bool {
-	return a.NullN() == 0 || a.IsValid(i)
+	return a.NullN() == 0 || IsValid(a, i)
 }
 
 func releaseAll(arrs []arrow.Array) {

@@ -260,7 +260,7 @@ func andOps(bits []byte, ops ...operand) {
 }
 
 // isNullAt reports whether row i of the operand is NULL.
-func (o operand) isNullAt(i int) bool { return o.arr.IsNull(i & o.m) }
+func (o operand) isNullAt(i int) bool { return IsNull(o.arr, i&o.m) }
 
 // checkType guards kernels against a batch whose column does not have the
 // type its Column declares: kernels read raw buffers by type.

@@ -229,7 +229,7 @@ func (l *Literal) String() string {
 // ScalarFromArray returns row i of a as a Go value in the Literal
 // conventions (nil for NULL).
 func ScalarFromArray(a arrow.Array, i int) any {
-	if a.IsNull(i) {
+	if IsNull(a, i) {
 		return nil
 	}
 	switch x := a.(type) {

@@ -130,7 +130,7 @@ func bindIsNull(fn string, args []Expr) (Expr, error) {
 		a := args[0]
 		o := newBool(ctx.Alloc, n)
 		for i := 0; i < n; i++ {
-			o.set(i, a.IsNull(i) == want)
+			o.set(i, IsNull(a, i) == want)
 		}
 		return o.finish(), nil
 	}), args[0]), nil
