@@ -146,7 +146,9 @@ func typeLetter(t arrow.DataType) byte {
 		return 'I'
 	case arrow.FLOAT16, arrow.FLOAT32, arrow.FLOAT64, arrow.DECIMAL32, arrow.DECIMAL64, arrow.DECIMAL128, arrow.DECIMAL256:
 		return 'R'
-	case arrow.STRING, arrow.LARGE_STRING, arrow.STRING_VIEW:
+	case arrow.STRING, arrow.LARGE_STRING, arrow.STRING_VIEW, arrow.NULL:
+		// The NULL type (SELECT NULL) prints as text, as MySQL's client
+		// shows such a column.
 		return 'T'
 	case arrow.DATE32, arrow.DATE64:
 		return 'D'

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"strconv"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -59,9 +58,9 @@ func normAggFn(fn string) string {
 	fn = strings.ToLower(fn)
 	switch fn {
 	case "stddev", "std":
-		return "stddev_samp"
+		return "stddev_pop" // MySQL's synonyms of the population forms
 	case "variance":
-		return "var_samp"
+		return "var_pop"
 	case "any_value":
 		// Any value of the group will do; the minimum is one, and it is
 		// deterministic and mergeable.
@@ -110,14 +109,16 @@ func newAggState(fn string, in, res arrow.DataType) (aggState, error) {
 		if d, ok := sumStateType(in, res).(*arrow.Decimal128Type); ok {
 			return &decSumState{scale: d.Scale, avg: f == "avg", res: res}, nil
 		}
-		if !arrow.IsFloating(in.ID()) && !isIntegerType(in) && !isStringLike(in) {
+		if !arrow.IsFloating(in.ID()) && !isIntegerType(in) {
+			// Strings and booleans are converted by the binder
+			// (expr.AggregateArg), under the one rule for numbers.
 			return nil, fmt.Errorf("%w: %s of %s", ErrNotImplemented, f, in)
 		}
 		return &floatSumState{avg: f == "avg", res: res}, nil
 	case "min", "max":
 		return newMinMax(in, f == "max")
 	case "stddev_samp", "var_samp", "stddev_pop", "var_pop":
-		if !isNumeric(in) && !isStringLike(in) {
+		if !isNumeric(in) {
 			return nil, fmt.Errorf("%w: %s of %s", ErrNotImplemented, f, in)
 		}
 		return &varState{fn: f}, nil
@@ -568,33 +569,11 @@ func toFloat64s(a arrow.Array, dst []float64) []float64 {
 			dst[i] = float64(v)
 		}
 	default:
-		if vb, err := varBytes(a); err == nil {
-			// MySQL sums strings as doubles, reading their numeric prefix.
-			for i := range dst {
-				dst[i] = stringPrefixFloat(vb(i))
-			}
-			break
-		}
 		for i, v := range intKeys(a, nil) {
 			dst[i] = float64(v)
 		}
 	}
 	return dst
-}
-
-// stringPrefixFloat reads the longest numeric prefix of s as MySQL does
-// when it uses a string as a number ("12abc" is 12, "abc" is 0).
-func stringPrefixFloat(s string) float64 {
-	s = strings.TrimSpace(s)
-	if f, err := strconv.ParseFloat(s, 64); err == nil {
-		return f
-	}
-	for end := len(s); end > 0; end-- {
-		if f, err := strconv.ParseFloat(s[:end], 64); err == nil {
-			return f
-		}
-	}
-	return 0
 }
 
 // ---- variance / standard deviation (Welford, merged with Chan et al.) ----

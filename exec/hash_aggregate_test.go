@@ -210,12 +210,6 @@ func TestHashAggregateAvgOfHugeDecimals(t *testing.T) {
 	wantRows(t, runRows(t, a), "66666666666666666666666666666666666.33")
 }
 
-func TestHashAggregateSumOfStrings(t *testing.T) {
-	a := &HashAggregate{Child: src(t, aggSchema, []any{"1.5", 0, 0, nil, nil}, []any{"2abc", 0, 0, nil, nil}, []any{"x", 0, 0, nil, nil}, []any{nil, 0, 0, nil, nil}),
-		Mode: AggSingle, Aggs: []AggFunc{{Fn: "sum", Arg: col(0, tStr), Type: tF64, Name: "s"}, {Fn: "avg", Arg: col(0, tStr), Type: tF64, Name: "a"}}}
-	wantRows(t, runRows(t, a), "3.5|1.16666667")
-}
-
 func TestHashAggregateBoolMinMax(t *testing.T) {
 	s := opSchema(fld("g", tInt64), fld("b", tBool))
 	in := src(t, s, []any{1, true}, []any{1, false}, []any{2, true}, []any{2, nil}, []any{3, nil})

@@ -395,10 +395,13 @@ func groupName(n ast.ExprNode) string {
 	return restore(n)
 }
 
+// aggFuncs maps MySQL's aggregate names to fsql's. STD and STDDEV are
+// MySQL's synonyms of STDDEV_POP, VARIANCE of VAR_POP (the population
+// forms; the sample forms have only their own names).
 var aggFuncs = map[string]string{
 	"sum": "sum", "avg": "avg", "min": "min", "max": "max", "count": "count",
-	"stddev_samp": "stddev_samp", "stddev": "stddev_samp", "std": "stddev_samp",
-	"var_samp": "var_samp", "variance": "var_samp",
+	"stddev_samp": "stddev_samp", "stddev_pop": "stddev_pop", "stddev": "stddev_pop", "std": "stddev_pop",
+	"var_samp": "var_samp", "var_pop": "var_pop", "variance": "var_pop",
 }
 
 func (b *Binder) bindAggCall(n *ast.AggregateFuncExpr, from *exprCtx) (planner.AggCall, error) {
@@ -421,6 +424,9 @@ func (b *Binder) bindAggCall(n *ast.AggregateFuncExpr, from *exprCtx) (planner.A
 	}
 	if hasAgg(n.Args[0]) {
 		return call, fmt.Errorf("%w: aggregate %s nested in another aggregate", exec.ErrPlan, restore(n.Args[0]))
+	}
+	if arg, err = expr.AggregateArg(fn, arg); err != nil {
+		return call, fmt.Errorf("%w: %v", exec.ErrPlan, err)
 	}
 	call.Arg = arg
 	t, err := expr.AggregateType(fn, arg.DataType())
@@ -472,6 +478,9 @@ func (b *Binder) bindWindow(w *ast.WindowFuncExpr, plan planner.Plan, cur *exprC
 		arg, err := b.bindValue(w.Args[0], cur)
 		if err != nil {
 			return nil, err
+		}
+		if arg, err = expr.AggregateArg(name, arg); err != nil {
+			return nil, fmt.Errorf("%w: %v", exec.ErrPlan, err)
 		}
 		t, err := expr.AggregateType(name, arg.DataType())
 		if err != nil {

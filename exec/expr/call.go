@@ -180,12 +180,17 @@ func arity(fn string, args []Expr, lo, hi int) error {
 
 // coerce converts e to type to: unchanged when it already has that type,
 // converted right away when it is a literal, wrapped in a CAST otherwise.
+// A literal that does not convert ('abc' read as a number) is wrapped in a
+// CAST too: the error belongs to the rows that evaluate it, not to binding
+// (it may sit in a CASE branch no row takes).
 func coerce(e Expr, to arrow.DataType) (Expr, error) {
 	if arrow.TypeEqual(e.DataType(), to) {
 		return e, nil
 	}
 	if l, ok := e.(*Literal); ok {
-		return castLiteral(l, to)
+		if c, err := castLiteral(l, to); err == nil {
+			return c, nil
+		}
 	}
 	return newImplicitCast(e, to)
 }

@@ -18,8 +18,10 @@ import (
 // date), cast('x1' as signed)) is an error wrapping ErrInvalidValue that
 // names the value, not a silent NULL or 0, so bad data is noticed. Decimal
 // rescaling and float → decimal/integer round half away from zero; a
-// value that does not fit the target is an ErrOverflow error. Strings cast
-// to numbers ignore surrounding spaces.
+// value that does not fit the target is an ErrOverflow error. A string
+// read as a number follows the one rule of number.go (the whole string,
+// whitespace aside, is a decimal number); read as an integer it rounds
+// half away from zero.
 
 // NewCast converts x to type to (CAST(x AS to)). Casting to x's own type
 // returns x.
@@ -419,14 +421,18 @@ func castString(ctx *Context, a *array.String, to arrow.DataType) (arrow.Array, 
 			if !tmp.isValid(i) {
 				continue
 			}
-			s := strings.TrimSpace(a.Value(i))
+			s, ok := numberText(a.Value(i))
+			if !ok {
+				tmp.release()
+				return nil, badValue(a.Value(i), to)
+			}
 			v, err := strconv.ParseInt(s, 10, 64)
 			if err != nil {
 				f, ferr := strconv.ParseFloat(s, 64)
 				r, ok := roundFloatToInt(f)
 				if ferr != nil || !ok {
 					tmp.release()
-					return nil, badValue(a.Value(i), to)
+					return nil, fmt.Errorf("%w: %q does not fit %s", ErrOverflow, a.Value(i), typeSQL(to))
 				}
 				v = r
 			}
@@ -442,10 +448,15 @@ func castString(ctx *Context, a *array.String, to arrow.DataType) (arrow.Array, 
 			if !o.isValid(i) {
 				continue
 			}
-			f, err := strconv.ParseFloat(strings.TrimSpace(a.Value(i)), 64)
-			if err != nil {
+			t, ok := numberText(a.Value(i))
+			if !ok {
 				o.release()
 				return nil, badValue(a.Value(i), to)
+			}
+			f, err := strconv.ParseFloat(t, 64)
+			if err != nil {
+				o.release()
+				return nil, fmt.Errorf("%w: %q does not fit DOUBLE", ErrOverflow, a.Value(i))
 			}
 			o.vals[i] = f
 		}
@@ -458,8 +469,12 @@ func castString(ctx *Context, a *array.String, to arrow.DataType) (arrow.Array, 
 			if !o.isValid(i) {
 				continue
 			}
-			r, ok := new(big.Rat).SetString(strings.TrimSpace(a.Value(i)))
-			if !ok || strings.ContainsAny(a.Value(i), "/") {
+			t, ok := numberText(a.Value(i))
+			var r *big.Rat
+			if ok {
+				r, ok = new(big.Rat).SetString(t)
+			}
+			if !ok {
 				o.release()
 				return nil, badValue(a.Value(i), to)
 			}

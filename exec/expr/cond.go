@@ -54,22 +54,7 @@ func bindCase(fn string, args []Expr) (Expr, error) {
 		}
 		conv[i] = c
 	}
-	return newCall(fn, t, arrayKernel(func(ctx *Context, args []arrow.Array, n int) (arrow.Array, error) {
-		choice := make([]int32, n)
-		last := int32(len(args) - 1)
-		for i := range choice {
-			choice[i] = last
-		}
-		for w := len(args) - 3; w >= 0; w -= 2 {
-			cond := args[w].(*array.Boolean)
-			for i := 0; i < n; i++ {
-				if cond.Value(i) && validAt(cond, i) {
-					choice[i] = int32(w + 1)
-				}
-			}
-		}
-		return gather(ctx, t, choice, args)
-	}), conv...), nil
+	return newCall(fn, t, caseKernel{t: t}, conv...), nil
 }
 
 func bindCoalesce(fn string, args []Expr) (Expr, error) {
@@ -90,22 +75,7 @@ func bindCoalesce(fn string, args []Expr) (Expr, error) {
 			return nil, err
 		}
 	}
-	return newCall("coalesce", t, arrayKernel(func(ctx *Context, args []arrow.Array, n int) (arrow.Array, error) {
-		choice := make([]int32, n)
-		last := int32(len(args) - 1)
-		for i := range choice {
-			choice[i] = last
-		}
-		for k := len(args) - 2; k >= 0; k-- {
-			a := args[k]
-			for i := 0; i < n; i++ {
-				if validAt(a, i) {
-					choice[i] = int32(k)
-				}
-			}
-		}
-		return gather(ctx, t, choice, args)
-	}), conv...), nil
+	return newCall("coalesce", t, coalesceKernel{t: t}, conv...), nil
 }
 
 func bindNullIf(fn string, args []Expr) (Expr, error) {
@@ -126,32 +96,32 @@ func bindIf(fn string, args []Expr) (Expr, error) {
 	return NewCall("case", args...)
 }
 
-// gather builds an array of type t whose row i is row i of
-// srcs[choice[i]]; all srcs have type t.
-func gather(ctx *Context, t arrow.DataType, choice []int32, srcs []arrow.Array) (arrow.Array, error) {
+// gather builds an array of type t whose row i is row pos[i] of
+// outs[choice[i]] (every chosen output has type t).
+func gather(ctx *Context, t arrow.DataType, choice, pos []int32, outs []branchOut) (arrow.Array, error) {
 	n := len(choice)
 	switch t.ID() {
 	case arrow.NULL:
 		return array.MakeArrayOfNull(ctx.Alloc, t, n), nil
 	case arrow.INT8:
-		return gatherFixed[int8](ctx, t, choice, srcs), nil
+		return gatherFixed[int8](ctx, t, choice, pos, outs), nil
 	case arrow.INT16:
-		return gatherFixed[int16](ctx, t, choice, srcs), nil
+		return gatherFixed[int16](ctx, t, choice, pos, outs), nil
 	case arrow.INT32, arrow.DATE32:
-		return gatherFixed[int32](ctx, t, choice, srcs), nil
+		return gatherFixed[int32](ctx, t, choice, pos, outs), nil
 	case arrow.INT64, arrow.FLOAT64:
-		return gatherFixed[int64](ctx, t, choice, srcs), nil
+		return gatherFixed[int64](ctx, t, choice, pos, outs), nil
 	case arrow.DECIMAL128:
-		return gatherFixed[num](ctx, t, choice, srcs), nil
+		return gatherFixed[num](ctx, t, choice, pos, outs), nil
 	case arrow.BOOL:
 		o := newBool(ctx.Alloc, n)
 		for i, c := range choice {
-			s := srcs[c]
-			if s.IsNull(i) {
+			s, p := outs[c].arr, int(pos[i])
+			if IsNull(s, p) {
 				o.setNull(i)
 				continue
 			}
-			o.set(i, s.(*array.Boolean).Value(i))
+			o.set(i, s.(*array.Boolean).Value(p))
 		}
 		return o.finish(), nil
 	case arrow.STRING:
@@ -159,35 +129,33 @@ func gather(ctx *Context, t arrow.DataType, choice []int32, srcs []arrow.Array) 
 		defer b.Release()
 		b.Reserve(n)
 		for i, c := range choice {
-			s := srcs[c]
-			if s.IsNull(i) {
+			s, p := outs[c].arr, int(pos[i])
+			if IsNull(s, p) {
 				b.AppendNull()
 				continue
 			}
-			b.Append(s.(*array.String).Value(i))
+			b.Append(s.(*array.String).Value(p))
 		}
 		return b.NewArray(), nil
 	}
 	return nil, argErr("case", nil, "unsupported result type "+typeSQL(t))
 }
 
-func gatherFixed[T arrow.FixedWidthType](ctx *Context, t arrow.DataType, choice []int32, srcs []arrow.Array) arrow.Array {
-	vs := make([][]T, len(srcs))
-	for k, s := range srcs {
-		// CASE passes its WHEN conditions among srcs; only the branches
-		// (of the result type) are ever chosen.
-		if s.DataType().ID() == t.ID() {
-			vs[k] = vals[T](s)
+func gatherFixed[T arrow.FixedWidthType](ctx *Context, t arrow.DataType, choice, pos []int32, outs []branchOut) arrow.Array {
+	vs := make([][]T, len(outs))
+	for k, o := range outs {
+		if o.arr != nil {
+			vs[k] = vals[T](o.arr)
 		}
 	}
 	o := newFixed[T](ctx.Alloc, t, len(choice))
 	for i, c := range choice {
-		s := srcs[c]
-		if s.NullN() > 0 && s.IsNull(i) {
+		s, p := outs[c].arr, int(pos[i])
+		if s.NullN() > 0 && IsNull(s, p) {
 			bitutil.ClearBit(o.bits, i)
 			continue
 		}
-		o.vals[i] = vs[c][i]
+		o.vals[i] = vs[c][p]
 	}
 	return o.finish()
 }

@@ -103,9 +103,11 @@ func normalizeValue(v any, typ arrow.DataType) any {
 				return n
 			}
 		case string:
-			if r, ok := new(big.Rat).SetString(strings.TrimSpace(x)); ok {
-				if n, ok := ratToDec(r, d.Scale); ok {
-					return n
+			if t, ok := numberText(x); ok {
+				if r, ok := new(big.Rat).SetString(t); ok {
+					if n, ok := ratToDec(r, d.Scale); ok {
+						return n
+					}
 				}
 			}
 		}

@@ -37,10 +37,7 @@ func bindAndOr(fn string, args []Expr) (Expr, error) {
 		}
 		conv[i] = c
 	}
-	isAnd := fn == "and"
-	return newCall(fn, tBool, arrayKernel(func(ctx *Context, args []arrow.Array, n int) (arrow.Array, error) {
-		return andOr(ctx, args, n, isAnd), nil
-	}), conv...), nil
+	return newCall(fn, tBool, andOrKernel{isAnd: fn == "and"}, conv...), nil
 }
 
 // andOr combines Boolean arrays a byte (8 rows) at a time. For AND a row

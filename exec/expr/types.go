@@ -152,8 +152,27 @@ func resultCommonType(a, b arrow.DataType) (arrow.DataType, error) {
 	return CommonType(a, b)
 }
 
+// AggregateArg converts the argument of aggregate fn to the type the
+// aggregate reads. SUM, AVG and the statistical aggregates read a string
+// as a number under the one rule of number.go (an implicit CAST to DOUBLE:
+// a value that is not a number is an error naming it, never a silent 0)
+// and a boolean as 0 or 1; COUNT, MIN and MAX take the argument as it is
+// (MIN and MAX of strings compare strings).
+func AggregateArg(fn string, arg Expr) (Expr, error) {
+	switch fn {
+	case "sum", "avg", "stddev", "std", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop":
+		switch t := arg.DataType(); {
+		case isString(t):
+			return coerce(arg, tFloat64)
+		case t.ID() == arrow.BOOL:
+			return coerce(arg, tInt64)
+		}
+	}
+	return arg, nil
+}
+
 // AggregateType is the result type of aggregate fn over an argument of
-// type arg, following MySQL: COUNT is BIGINT; SUM of an exact number is
+// type arg (as AggregateArg converted it), following MySQL: COUNT is BIGINT; SUM of an exact number is
 // DECIMAL(38, its scale); AVG of an exact number adds 4 to the scale
 // (div_precision_increment); SUM and AVG of a float, and the statistical
 // aggregates, are DOUBLE; MIN and MAX keep the argument's type.
@@ -176,7 +195,7 @@ func AggregateType(fn string, arg arrow.DataType) (arrow.DataType, error) {
 			}
 			return decType(maxDecimalPrecision, min(d.Scale+4, maxDecimalPrecision)), nil
 		}
-		if isFloat(arg) || isString(arg) || isNullType(arg) {
+		if isFloat(arg) || isNullType(arg) {
 			return tFloat64, nil
 		}
 		return nil, fmt.Errorf("%w: %s(%s) is not defined", ErrType, fn, typeSQL(arg))
@@ -184,7 +203,7 @@ func AggregateType(fn string, arg arrow.DataType) (arrow.DataType, error) {
 		if arg == nil {
 			return nil, fmt.Errorf("%w: %s needs an argument", ErrType, fn)
 		}
-		if isNumeric(arg) || isString(arg) || isNullType(arg) || arg.ID() == arrow.BOOL {
+		if isNumeric(arg) || isNullType(arg) {
 			return tFloat64, nil
 		}
 		return nil, fmt.Errorf("%w: %s(%s) is not defined", ErrType, fn, typeSQL(arg))

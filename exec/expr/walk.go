@@ -111,14 +111,19 @@ func JoinAnd(es []Expr) Expr {
 
 // ConstantFold replaces every subtree without a column reference by the
 // literal it evaluates to; the other Calls are rebuilt over their folded
-// children.
+// children. Folding is lazy: a subtree whose evaluation fails (CAST('abc'
+// AS SIGNED), an overflow) is left as it is, so the error is raised at run
+// time for the rows that reach it and a CASE branch no row takes never
+// fails the query.
 func ConstantFold(e Expr, alloc memory.Allocator) (Expr, error) {
 	c, ok := e.(*Call)
 	if !ok {
 		return e, nil
 	}
 	if len(Columns(c)) == 0 {
-		return evalConstant(c, alloc)
+		if lit, err := evalConstant(c, alloc); err == nil {
+			return lit, nil
+		}
 	}
 	args := make([]Expr, len(c.Args))
 	changed := false
