@@ -154,6 +154,11 @@ func typeLetter(t arrow.DataType) byte {
 		return 'D'
 	case arrow.BOOL:
 		return 'B'
+	case arrow.EXTENSION:
+		// A string with an explicit COLLATE is a string.
+		if ext, ok := t.(arrow.ExtensionType); ok {
+			return typeLetter(ext.StorageType())
+		}
 	}
 	return '?'
 }

@@ -702,6 +702,10 @@ func newMinMax(dt arrow.DataType, isMax bool) (aggState, error) {
 		return &boolMinMaxState{inner: minMaxState[uint8]{dt: arrow.PrimitiveTypes.Uint8, isMax: isMax}}, nil
 	case arrow.STRING, arrow.LARGE_STRING, arrow.BINARY, arrow.LARGE_BINARY, arrow.STRING_VIEW, arrow.BINARY_VIEW:
 		return &strMinMaxState{dt: dt, isMax: isMax}, nil
+	case arrow.EXTENSION:
+		if c := expr.CollationOf(dt); c != nil {
+			return &strMinMaxState{dt: dt, isMax: isMax, coll: c}, nil
+		}
 	}
 	return nil, fmt.Errorf("%w: min/max of %s", ErrNotImplemented, dt)
 }
@@ -817,19 +821,35 @@ func (s *decMinMaxState) partial(alloc memory.Allocator, n int) ([]arrow.Array, 
 	return []arrow.Array{a}, err
 }
 
+// strMinMaxState is MIN/MAX of strings: byte order, or the order of an
+// explicit collation (coll), whose key of each group's value is kept.
 type strMinMaxState struct {
 	dt    arrow.DataType
 	isMax bool
+	coll  *expr.Collation
 	vals  []string
+	keys  []string // collation keys of vals, when coll is set
 	seen  []bool
+	kbuf  []byte
 }
 
 func (s *strMinMaxState) grow(n int) {
 	s.vals = growSlice(s.vals, n)
 	s.seen = growSlice(s.seen, n)
+	if s.coll != nil {
+		s.keys = growSlice(s.keys, n)
+	}
 }
 
 func (s *strMinMaxState) put(g int, v string) {
+	if s.coll != nil {
+		s.kbuf = s.coll.Key(s.kbuf[:0], v)
+		k := string(s.kbuf)
+		if !s.seen[g] || (s.isMax && k > s.keys[g]) || (!s.isMax && k < s.keys[g]) {
+			s.vals[g], s.keys[g], s.seen[g] = strings.Clone(v), k, true
+		}
+		return
+	}
 	if !s.seen[g] {
 		// Clone: v points into an input buffer that is released later.
 		s.vals[g], s.seen[g] = strings.Clone(v), true
@@ -875,6 +895,13 @@ func (s *strMinMaxState) partial(alloc memory.Allocator, n int) ([]arrow.Array, 
 
 // stringArray builds a string-like array of type dt from Go strings.
 func stringArray(alloc memory.Allocator, dt arrow.DataType, vals []string, valid []bool) (arrow.Array, error) {
+	if expr.CollationOf(dt) != nil {
+		s, err := stringArray(alloc, arrow.BinaryTypes.String, vals, valid)
+		if err != nil {
+			return nil, err
+		}
+		return expr.Collated(dt, s), nil
+	}
 	b := array.NewBuilder(alloc, dt)
 	defer b.Release()
 	b.Reserve(len(vals))

@@ -5,6 +5,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/fsql-dev/fsql/exec/expr"
 )
@@ -29,7 +30,8 @@ const millisPerDay = 86_400_000
 //   - decimals hash by their 128-bit unscaled value (an unscaled value that
 //     fits int64 hashes like that int64); scales are the planner's job;
 //   - floats hash by the bits of their float64 value with -0 = 0 and one NaN;
-//   - strings and binaries hash their bytes with FNV-1a;
+//   - strings and binaries hash their bytes with FNV-1a; a string with an
+//     explicit collation hashes its collation key (expr.Keys);
 //   - dictionary arrays hash their values, not their indices.
 //
 // Types not listed hash their ValueStr text: correct, but slow.
@@ -171,6 +173,11 @@ func hashColumn(a arrow.Array, out []uint32) {
 		}
 	case *array.Null:
 		// every row is NULL; the loop below writes nullHash
+	case *expr.CollatedArray:
+		// Strings equal under the collation hash alike: hash its keys.
+		k := expr.Keys(memory.DefaultAllocator, a)
+		hashColumn(k, out)
+		k.Release()
 	case *array.Dictionary:
 		dict := a.Dictionary()
 		dh := make([]uint32, dict.Len())

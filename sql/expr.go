@@ -240,6 +240,24 @@ func (b *Binder) bindExpr(n ast.ExprNode, c *exprCtx) (expr.Expr, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", exec.ErrPlan, err)
 		}
+		if n := x.Tp.GetFlen(); t.ID() == arrow.STRING && n >= 0 {
+			// CAST(x AS CHAR(n)) keeps the first n characters.
+			return b.call("substr", e, expr.NewLiteral(int64(1), arrow.PrimitiveTypes.Int64), expr.NewLiteral(int64(n), arrow.PrimitiveTypes.Int64))
+		}
+		return e, nil
+	case *ast.SetCollationExpr:
+		v, err := b.bindExpr(x.Expr, c)
+		if err != nil {
+			return nil, err
+		}
+		coll, err := expr.LookupCollation(x.Collate)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v in %s", exec.ErrNotImplemented, err, restore(x))
+		}
+		e, err := expr.NewCast(v, coll.Type())
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v in %s", exec.ErrPlan, err, restore(x))
+		}
 		return e, nil
 	case *ast.FuncCallExpr:
 		return b.bindFunc(x, c)
@@ -345,8 +363,13 @@ func (b *Binder) bindColumn(n *ast.ColumnName, c *exprCtx) (expr.Expr, error) {
 
 func columnText(n *ast.ColumnName) string { return qualified(n.Table.O, n.Name.O) }
 
-// literal converts a parser literal to a typed constant.
+// literal converts a parser literal to a typed constant. fsql's strings
+// are UTF-8 (or bytes): a literal in another character set (_latin1'a')
+// would need converting, so it fails rather than be read as UTF-8.
 func literal(v *driver.ValueExpr) (expr.Expr, error) {
+	if cs := v.Type.GetCharset(); !utf8Charset(cs) {
+		return nil, fmt.Errorf("%w: a literal in character set %s (%s)", exec.ErrNotImplemented, cs, restore(v))
+	}
 	switch x := v.GetValue().(type) {
 	case nil:
 		return expr.Null(arrow.Null), nil
@@ -396,8 +419,20 @@ func decimalLiteral(s string) (expr.Expr, error) {
 	return expr.NewLiteral(decimal128.FromBigInt(bi), &arrow.Decimal128Type{Precision: int32(prec), Scale: int32(scale)}), nil
 }
 
+// utf8Charset reports a character set whose strings fsql holds as they are.
+func utf8Charset(cs string) bool {
+	switch strings.ToLower(cs) {
+	case "", "utf8mb4", "utf8", "utf8mb3", "binary":
+		return true
+	}
+	return false
+}
+
 func castType(x *ast.FuncCastExpr) (arrow.DataType, error) {
 	tp := x.Tp
+	if cs := tp.GetCharset(); !utf8Charset(cs) {
+		return nil, fmt.Errorf("%w: CAST to character set %s", exec.ErrNotImplemented, cs)
+	}
 	switch tp.GetType() {
 	case mysql.TypeLonglong, mysql.TypeLong, mysql.TypeShort, mysql.TypeTiny, mysql.TypeInt24:
 		return arrow.PrimitiveTypes.Int64, nil
@@ -418,6 +453,10 @@ func castType(x *ast.FuncCastExpr) (arrow.DataType, error) {
 	case mysql.TypeDate:
 		return arrow.FixedWidthTypes.Date32, nil
 	case mysql.TypeVarchar, mysql.TypeVarString, mysql.TypeString, mysql.TypeBlob:
+		if tp.GetCharset() == "binary" && tp.GetFlen() >= 0 {
+			// MySQL pads BINARY(n) with zero bytes.
+			return nil, fmt.Errorf("%w: CAST to BINARY(%d)", exec.ErrNotImplemented, tp.GetFlen())
+		}
 		return arrow.BinaryTypes.String, nil
 	}
 	return nil, fmt.Errorf("%w: CAST to %s", exec.ErrNotImplemented, tp.String())

@@ -32,7 +32,7 @@ func numericArg(fn string, args []Expr, e Expr) (Expr, error) {
 	switch {
 	case isNumeric(t), isNullType(t):
 		return e, nil
-	case isString(t):
+	case isText(t):
 		return coerce(e, tFloat64)
 	case t.ID() == arrow.BOOL:
 		return coerce(e, tInt64)

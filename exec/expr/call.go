@@ -135,6 +135,9 @@ func (c *Call) String() string {
 	case "isnotnull":
 		return "(" + args[0] + " IS NOT NULL)"
 	case "cast":
+		if coll := CollationOf(c.Type); coll != nil {
+			return "(" + args[0] + " COLLATE " + coll.name + ")"
+		}
 		return "CAST(" + args[0] + " AS " + typeSQL(c.Type) + ")"
 	case "case":
 		var b strings.Builder

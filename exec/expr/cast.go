@@ -77,6 +77,9 @@ func newImplicitCast(x Expr, to arrow.DataType) (Expr, error) {
 }
 
 func castable(t arrow.DataType) bool {
+	if CollationOf(t) != nil {
+		return true
+	}
 	switch t.ID() {
 	case arrow.NULL, arrow.BOOL, arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64,
 		arrow.FLOAT64, arrow.DECIMAL128, arrow.STRING, arrow.DATE32:
@@ -89,6 +92,11 @@ func checkCast(from, to arrow.DataType) error {
 	if !castable(from) || !castable(to) {
 		return fmt.Errorf("%w: CAST from %s to %s", ErrUnsupported, typeSQL(from), typeSQL(to))
 	}
+	if CollationOf(to) != nil && !isText(from) && !isNullType(from) {
+		// MySQL: COLLATE applies to strings only.
+		return fmt.Errorf("%w: COLLATE %s of a %s value; only strings have a collation", ErrType, CollationOf(to).name, typeSQL(from))
+	}
+	from, to = plainType(from), plainType(to)
 	if (from.ID() == arrow.DATE32 && to.ID() != arrow.STRING && to.ID() != arrow.DATE32 && to.ID() != arrow.NULL) ||
 		(to.ID() == arrow.DATE32 && from.ID() != arrow.STRING && from.ID() != arrow.NULL) {
 		return fmt.Errorf("%w: CAST from %s to %s", ErrUnsupported, typeSQL(from), typeSQL(to))
@@ -105,6 +113,26 @@ func castArray(ctx *Context, a arrow.Array, to arrow.DataType) (arrow.Array, err
 	}
 	if err := checkCast(from, to); err != nil {
 		return nil, err
+	}
+	if CollationOf(from) != nil {
+		// The values are the storage's; the target decides the rest.
+		return castArray(ctx, Storage(a), to)
+	}
+	if c := CollationOf(to); c != nil {
+		s, err := castArray(ctx, a, tString)
+		if err != nil {
+			return nil, err
+		}
+		ss := s.(*array.String)
+		for i := 0; i < ss.Len(); i++ {
+			if ss.IsValid(i) {
+				if err := c.check(ss.Value(i)); err != nil {
+					s.Release()
+					return nil, err
+				}
+			}
+		}
+		return Collated(to, s), nil
 	}
 	n := a.Len()
 	if from.ID() == arrow.NULL || to.ID() == arrow.NULL || a.NullN() == n {

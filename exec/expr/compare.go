@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"bytes"
 	"cmp"
 	"strings"
 
@@ -10,8 +11,9 @@ import (
 )
 
 // Comparisons convert both sides to CommonType first. Strings compare as
-// bytes (binary collation, like MySQL's utf8mb4_bin): 'B' < 'a', and no
-// trailing-space padding. NULL on either side gives NULL, except for <=>
+// bytes (binary collation, MySQL's utf8mb4_0900_bin): 'B' < 'a', and no
+// trailing-space padding; a string with an explicit COLLATE compares by
+// its collation (collation.go). NULL on either side gives NULL, except for <=>
 // (NULL-safe equality), which is never NULL.
 var compareBinders = map[string]binder{
 	"=": bindCompare, "<>": bindCompare, "!=": bindCompare, "<": bindCompare,
@@ -96,6 +98,20 @@ func compareArrays(ctx *Context, x, y operand, n int, test func(int) bool, nullS
 		xs, ys := a.(*array.Boolean), b.(*array.Boolean)
 		for i := 0; i < n; i++ {
 			c := cmp.Compare(b2i(xs.Value(i&xm)), b2i(ys.Value(i&ym)))
+			o.set(i, (c < 0 && lt) || (c == 0 && eq) || (c > 0 && gt))
+		}
+	case arrow.EXTENSION:
+		// A string with an explicit collation: compare the keys.
+		coll := CollationOf(a.DataType())
+		xs, ys := Storage(a).(*array.String), Storage(b).(*array.String)
+		var kx, ky []byte
+		for i := 0; i < n; i++ {
+			if x.isNullAt(i) || y.isNullAt(i) {
+				continue
+			}
+			kx = coll.Key(kx[:0], xs.Value(i&xm))
+			ky = coll.Key(ky[:0], ys.Value(i&ym))
+			c := bytes.Compare(kx, ky)
 			o.set(i, (c < 0 && lt) || (c == 0 && eq) || (c > 0 && gt))
 		}
 	case arrow.NULL:

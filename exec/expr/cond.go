@@ -100,6 +100,20 @@ func bindIf(fn string, args []Expr) (Expr, error) {
 // outs[choice[i]] (every chosen output has type t).
 func gather(ctx *Context, t arrow.DataType, choice, pos []int32, outs []branchOut) (arrow.Array, error) {
 	n := len(choice)
+	if CollationOf(t) != nil {
+		plain := make([]branchOut, len(outs))
+		for k, o := range outs {
+			plain[k] = o
+			if o.arr != nil {
+				plain[k].arr = Storage(o.arr)
+			}
+		}
+		s, err := gather(ctx, tString, choice, pos, plain)
+		if err != nil {
+			return nil, err
+		}
+		return Collated(t, s), nil
+	}
 	switch t.ID() {
 	case arrow.NULL:
 		return array.MakeArrayOfNull(ctx.Alloc, t, n), nil

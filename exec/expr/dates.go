@@ -53,7 +53,7 @@ func NewDateArith(date, n Expr, unit string, subtract bool) (Expr, error) {
 
 func dateArg(fn string, args []Expr, e Expr) (Expr, error) {
 	t := e.DataType()
-	if t.ID() == arrow.DATE32 || isString(t) || isNullType(t) {
+	if t.ID() == arrow.DATE32 || isText(t) || isNullType(t) {
 		return coerce(e, tDate)
 	}
 	return nil, argErr(fn, args, "expects a DATE")
@@ -96,7 +96,7 @@ func bindDateAdd(fn string, args []Expr) (Expr, error) {
 		return nil, err
 	}
 	nt := args[1].DataType()
-	if !isInt(nt) && !isNullType(nt) && !isDecimal(nt) && !isFloat(nt) && !isString(nt) {
+	if !isInt(nt) && !isNullType(nt) && !isDecimal(nt) && !isFloat(nt) && !isText(nt) {
 		return nil, argErr(fn, args, "the interval must be a number")
 	}
 	k, err := coerce(args[1], tInt64)

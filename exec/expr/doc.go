@@ -13,6 +13,10 @@
 // read as a scalar, not copied per row.
 //
 // Where MySQL is lenient fsql is strict and says so: strings compare and
-// match LIKE byte-wise (binary collation), and a cast of a string that
-// does not parse is an error naming the value, not a silent 0 or NULL.
+// match LIKE byte-wise unless an explicit COLLATE says otherwise
+// (collation.go), and a string read as a number must be one (number.go):
+// otherwise it is an error naming the value, not a silent 0 or NULL.
+// CASE, COALESCE, AND and OR evaluate an argument only for the rows that
+// reach it (lazy.go), so such an error counts only where it matters.
+// Every NULL test goes through IsNull/Validity (nulls.go).
 package expr

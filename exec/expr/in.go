@@ -80,6 +80,8 @@ func bindIn(fn string, args []Expr) (Expr, error) {
 		k = inFixed(typed[num](list), hasNull)
 	case arrow.STRING:
 		k = inStrings(typed[string](list), hasNull)
+	case arrow.EXTENSION:
+		k = inCollated(CollationOf(t), typed[string](list), hasNull)
 	case arrow.BOOL, arrow.NULL:
 		// Rare: fall back to ORed equalities.
 		var out Expr
@@ -151,6 +153,34 @@ func inFixed[T interface {
 				}
 			}
 			if hit {
+				o.set(i, true)
+			} else if hasNull {
+				o.setNull(i)
+			}
+		}
+		o.andValidity(probe)
+		return o.finish()
+	})
+}
+
+// inCollated matches by the collation's keys: 'A' COLLATE
+// utf8mb4_general_ci IN ('a') is TRUE.
+func inCollated(c *Collation, list []string, hasNull bool) kernel {
+	set := make(map[string]struct{}, len(list))
+	for _, v := range list {
+		set[string(c.Key(nil, v))] = struct{}{}
+	}
+	return inKernel(func(ctx *Context, probe arrow.Array) arrow.Array {
+		s := Storage(probe).(*array.String)
+		n := s.Len()
+		o := newBool(ctx.Alloc, n)
+		var key []byte
+		for i := 0; i < n; i++ {
+			if s.IsNull(i) {
+				continue
+			}
+			key = c.Key(key[:0], s.Value(i))
+			if _, hit := set[string(key)]; hit {
 				o.set(i, true)
 			} else if hasNull {
 				o.setNull(i)

@@ -55,7 +55,9 @@ func safeCast(from, to arrow.DataType) bool {
 	switch {
 	case from.ID() == arrow.NULL, to.ID() == arrow.NULL:
 		return true
-	case isString(from):
+	case CollationOf(to) != nil:
+		return false // the collation checks every value
+	case isText(from):
 		return isString(to)
 	case to.ID() == arrow.STRING:
 		return true // every value has a spelling

@@ -10,20 +10,29 @@ import (
 
 // LIKE with % (any run of characters) and _ (one character, a UTF-8
 // rune), backslash escaping the next character. Matching is binary
-// (case-sensitive), consistent with fsql's byte-order string comparison.
+// (case-sensitive), consistent with fsql's byte-order string comparison;
+// under an explicit COLLATE two characters match when their weights are
+// equal (utf8mb4_general_ci: 'Straße' LIKE 'STRASSE' is FALSE, LIKE
+// 'STRASE' is TRUE, as in MySQL).
 // The pattern must be a literal; it is compiled once, with fast paths for
 // exact, prefix ('abc%'), suffix ('%abc') and contains ('%abc%') patterns.
 func bindLike(fn string, args []Expr) (Expr, error) {
 	if err := arity(fn, args, 2, 2); err != nil {
 		return nil, err
 	}
-	v, err := coerce(args[0], tString)
-	if err != nil {
-		return nil, argErr(fn, args, err.Error())
-	}
 	lit, ok := args[1].(*Literal)
 	if !ok {
 		return nil, argErr(fn, args, "the pattern must be a constant")
+	}
+	// An explicit collation on either side decides how characters match.
+	ct, err := collatedCommon(args[0].DataType(), lit.Type, tString)
+	if err != nil {
+		return nil, argErr(fn, args, err.Error())
+	}
+	coll := CollationOf(ct)
+	v, err := coerce(args[0], ct)
+	if err != nil {
+		return nil, argErr(fn, args, err.Error())
 	}
 	if lit, err = castLiteral(lit, tString); err != nil {
 		return nil, err
@@ -32,6 +41,10 @@ func bindLike(fn string, args []Expr) (Expr, error) {
 		return newCall(fn, tBool, arrayKernel(func(ctx *Context, args []arrow.Array, n int) (arrow.Array, error) {
 			return array.MakeArrayOfNull(ctx.Alloc, tBool, n), nil
 		}), v, lit), nil
+	}
+	if coll != nil {
+		m := compileLike(coll.Fold(lit.Value.(string)))
+		return newCall(fn, tBool, likeKernel(func(s string) bool { return m(coll.Fold(s)) }), v, lit), nil
 	}
 	m := compileLike(lit.Value.(string))
 	return newCall(fn, tBool, likeKernel(m), v, lit), nil
@@ -48,7 +61,7 @@ func (k likeKernel) eval(ctx *Context, c *Call, batch arrow.RecordBatch) (arrow.
 		return nil, err
 	}
 	defer p.Release()
-	s := p.(*array.String)
+	s := Storage(p).(*array.String)
 	n := s.Len()
 	o := newBool(ctx.Alloc, n)
 	for i := 0; i < n; i++ {

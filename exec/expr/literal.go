@@ -134,6 +134,13 @@ func (l *Literal) Eval(ctx *Context, batch arrow.RecordBatch) (arrow.Array, erro
 
 // broadcast builds an array of n copies of the literal.
 func (l *Literal) broadcast(alloc memory.Allocator, n int) (arrow.Array, error) {
+	if c := CollationOf(l.Type); c != nil {
+		s, err := (&Literal{Value: l.Value, Type: tString}).broadcast(alloc, n)
+		if err != nil {
+			return nil, err
+		}
+		return Collated(l.Type, s), nil
+	}
 	if l.Value == nil {
 		return array.MakeArrayOfNull(alloc, l.Type, n), nil
 	}
@@ -214,7 +221,11 @@ func (l *Literal) String() string {
 		}
 		return "FALSE"
 	case string:
-		return "'" + strings.ReplaceAll(v, "'", "''") + "'"
+		q := "'" + strings.ReplaceAll(v, "'", "''") + "'"
+		if c := CollationOf(l.Type); c != nil {
+			q += " COLLATE " + c.name
+		}
+		return q
 	case decimal128.Num:
 		return v.ToString(l.Type.(*arrow.Decimal128Type).Scale)
 	case arrow.Date32:
@@ -257,6 +268,8 @@ func ScalarFromArray(a arrow.Array, i int) any {
 		return strings.Clone(x.Value(i))
 	case *array.Date32:
 		return x.Value(i)
+	case *CollatedArray:
+		return ScalarFromArray(x.Storage(), i)
 	}
 	return nil
 }

@@ -19,7 +19,7 @@ func boolArg(fn string, args []Expr, e Expr) (Expr, error) {
 	switch {
 	case t.ID() == arrow.BOOL:
 		return e, nil
-	case isNullType(t), isNumeric(t), isString(t):
+	case isNullType(t), isNumeric(t), isText(t):
 		return coerce(e, tBool)
 	}
 	return nil, argErr(fn, args, "a condition must be BOOLEAN or numeric")

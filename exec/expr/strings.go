@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"fmt"
 	"strings"
 	"unicode/utf8"
 
@@ -20,6 +21,12 @@ var stringBinders = map[string]binder{
 }
 
 func stringArg(fn string, args []Expr, e Expr) (Expr, error) {
+	if c := CollationOf(e.DataType()); c != nil {
+		// MySQL's result would keep the collation; fsql's string
+		// functions return plain strings, so it refuses rather than
+		// drop it silently.
+		return nil, fmt.Errorf("%w: %s of a string with COLLATE %s; apply COLLATE to the result instead", ErrUnsupported, fn, c.name)
+	}
 	c, err := coerce(e, tString)
 	if err != nil {
 		return nil, argErr(fn, args, err.Error())
@@ -152,7 +159,7 @@ func bindSubstr(fn string, args []Expr) (Expr, error) {
 	}
 	for i := 1; i < len(args); i++ {
 		t := args[i].DataType()
-		if !isNumeric(t) && !isNullType(t) && !isString(t) {
+		if !isNumeric(t) && !isNullType(t) && !isText(t) {
 			return nil, argErr(fn, args, "positions must be numbers")
 		}
 		if conv[i], err = coerce(args[i], tInt64); err != nil {

@@ -42,6 +42,36 @@ func isString(t arrow.DataType) bool {
 
 func isNullType(t arrow.DataType) bool { return t.ID() == arrow.NULL }
 
+// isText reports a string with or without an explicit collation.
+func isText(t arrow.DataType) bool { return isString(t) || CollationOf(t) != nil }
+
+// plainType is t with an explicit collation dropped.
+func plainType(t arrow.DataType) arrow.DataType {
+	if CollationOf(t) != nil {
+		return tString
+	}
+	return t
+}
+
+// collatedCommon applies MySQL's rule for explicit collations to a common
+// type: two different explicit collations are an error; one explicit
+// collation is the collation of a string result (a number or date result
+// leaves it no part).
+func collatedCommon(a, b, common arrow.DataType) (arrow.DataType, error) {
+	ca, cb := CollationOf(a), CollationOf(b)
+	if ca != nil && cb != nil && ca != cb {
+		return nil, fmt.Errorf("%w: illegal mix of collations %s and %s", ErrType, ca.name, cb.name)
+	}
+	c := ca
+	if c == nil {
+		c = cb
+	}
+	if c != nil && isString(common) {
+		return c.typ, nil
+	}
+	return common, nil
+}
+
 // intBits is the width of an integer type.
 func intBits(t arrow.DataType) int {
 	switch t.ID() {
@@ -109,6 +139,13 @@ func asDecimal(t arrow.DataType) (*arrow.Decimal128Type, bool) {
 // meeting a number becomes float64 (MySQL compares such pairs as doubles;
 // for CASE/COALESCE results fsql instead keeps the string).
 func CommonType(a, b arrow.DataType) (arrow.DataType, error) {
+	if CollationOf(a) != nil || CollationOf(b) != nil {
+		t, err := CommonType(plainType(a), plainType(b))
+		if err != nil {
+			return nil, err
+		}
+		return collatedCommon(a, b, t)
+	}
 	switch {
 	case arrow.TypeEqual(a, b):
 		return a, nil
@@ -146,8 +183,8 @@ func CommonType(a, b arrow.DataType) (arrow.DataType, error) {
 // have types a and b. It differs from CommonType in one way, as MySQL's
 // does: a string meeting anything else yields a string.
 func resultCommonType(a, b arrow.DataType) (arrow.DataType, error) {
-	if (isString(a) || isString(b)) && !isNullType(a) && !isNullType(b) {
-		return tString, nil
+	if (isText(a) || isText(b)) && !isNullType(a) && !isNullType(b) {
+		return collatedCommon(a, b, tString)
 	}
 	return CommonType(a, b)
 }
@@ -162,7 +199,7 @@ func AggregateArg(fn string, arg Expr) (Expr, error) {
 	switch fn {
 	case "sum", "avg", "stddev", "std", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop":
 		switch t := arg.DataType(); {
-		case isString(t):
+		case isText(t):
 			return coerce(arg, tFloat64)
 		case t.ID() == arrow.BOOL:
 			return coerce(arg, tInt64)
@@ -216,6 +253,9 @@ func AggregateType(fn string, arg arrow.DataType) (arrow.DataType, error) {
 func typeSQL(t arrow.DataType) string {
 	if t == nil {
 		return "<nil>"
+	}
+	if c := CollationOf(t); c != nil {
+		return "VARCHAR COLLATE " + c.name
 	}
 	switch t.ID() {
 	case arrow.BOOL:
