@@ -80,7 +80,7 @@ func safeCast(from, to arrow.DataType) bool {
 // caller.
 func evalOn(ctx *Context, e Expr, batch arrow.RecordBatch, sel []int32) (arrow.Array, bool, error) {
 	n := int(batch.NumRows())
-	if len(sel) == n || !canFail(e) {
+	if len(sel) == n || !canFail(e) || !selectable(e) {
 		a, err := e.Eval(ctx, batch)
 		if err == nil {
 			err = checkType(e, a)
@@ -103,6 +103,22 @@ func evalOn(ctx *Context, e Expr, batch arrow.RecordBatch, sel []int32) (arrow.A
 		return nil, false, err
 	}
 	return a, false, nil
+}
+
+// selectable reports whether e reads its batch only through Columns, so it
+// can run over a batch of selected rows (an expression of another package
+// may hold arrays of the whole batch).
+func selectable(e Expr) bool {
+	ok := true
+	Walk(e, func(x Expr) bool {
+		switch x.(type) {
+		case *Column, *Literal, *Call:
+		default:
+			ok = false
+		}
+		return ok
+	})
+	return ok
 }
 
 // selectRows returns a batch of the rows sel of batch. Only the columns
