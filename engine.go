@@ -14,8 +14,10 @@ import (
 
 	"github.com/fsql-dev/fsql/connectors/hive"
 	"github.com/fsql-dev/fsql/exec"
-	"github.com/fsql-dev/fsql/exec/keygroup"
 	"github.com/fsql-dev/fsql/planner"
+	"github.com/fsql-dev/fsql/runtime"
+	"github.com/fsql-dev/fsql/runtime/policy"
+	"github.com/fsql-dev/fsql/shuffle/keygroup"
 	"github.com/fsql-dev/fsql/sql"
 )
 
@@ -69,15 +71,15 @@ func (e *Engine) query(ctx context.Context, query string) (*Rows, error) {
 		return nil, err
 	}
 	if st.Explain && !st.Analyze {
-		graph, err := exec.BuildStages(root)
+		graph, err := runtime.BuildJobGraph(root)
 		if err != nil {
 			return nil, err
 		}
-		return e.textRows(ctx, exec.Explain(root, nil, graph)), nil
+		return e.textRows(ctx, runtime.Explain(root, nil, graph)), nil
 	}
 	stats := exec.NewQueryStats()
 	mem := exec.NewMemoryBudget(e.cfg.MemoryBudget)
-	run, err := exec.Run(ctx, root, exec.RunConfig{
+	run, err := runtime.Run(ctx, root, runtime.RunConfig{
 		Parallelism:    e.cfg.Parallelism,
 		MaxParallelism: e.keyGroups(),
 		Slots:          e.cfg.Slots,
@@ -104,7 +106,7 @@ func (e *Engine) query(ctx context.Context, query string) (*Rows, error) {
 			b.Release()
 		}
 		run.Close()
-		text := exec.Explain(root, stats, run.Graph())
+		text := runtime.Explain(root, stats, run.Graph())
 		text += fmt.Sprintf("\nresult: %d rows; memory peak %d bytes of a %d-byte budget\n", rows, mem.Peak(), mem.Limit())
 		return e.textRows(ctx, text), nil
 	}
@@ -124,8 +126,8 @@ func (e *Engine) keyGroups() int {
 }
 
 // adaptiveConfig is the scheduler's part of Config.
-func (e *Engine) adaptiveConfig() exec.AdaptiveConfig {
-	return exec.AdaptiveConfig{
+func (e *Engine) adaptiveConfig() policy.AdaptiveConfig {
+	return policy.AdaptiveConfig{
 		Enabled:            e.cfg.Adaptive,
 		BytesPerTask:       e.cfg.AdaptiveBytesPerTask,
 		MinParallelism:     e.cfg.AdaptiveMinParallelism,

@@ -44,6 +44,9 @@ func (c *DynamicFilterDataCollector) Schema() *arrow.Schema { return c.Child.Sch
 // Children implements Node.
 func (c *DynamicFilterDataCollector) Children() []Node { return []Node{c.Child} }
 
+// CollectorID implements DynamicFilterProducer.
+func (c *DynamicFilterDataCollector) CollectorID() int { return c.ID }
+
 // String implements Node.
 func (c *DynamicFilterDataCollector) String() string {
 	keys := make([]string, len(c.Keys))

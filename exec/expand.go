@@ -37,6 +37,9 @@ func (e *Expand) Schema() *arrow.Schema {
 // Children implements Node.
 func (e *Expand) Children() []Node { return []Node{e.Child} }
 
+// SplittableInputs implements SplitInputs: each input row expands alone.
+func (e *Expand) SplittableInputs() []bool { return []bool{true} }
+
 // String implements Node.
 func (e *Expand) String() string {
 	return fmt.Sprintf("Expand([%s], sets %v, pass [%s])", exprList(e.Exprs), e.Sets, exprList(e.Pass))

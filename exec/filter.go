@@ -25,6 +25,9 @@ func (f *Filter) Schema() *arrow.Schema { return f.Child.Schema() }
 // Children implements Node.
 func (f *Filter) Children() []Node { return []Node{f.Child} }
 
+// SplittableInputs implements SplitInputs: a filter judges each row alone.
+func (f *Filter) SplittableInputs() []bool { return []bool{true} }
+
 // String implements Node.
 func (f *Filter) String() string { return fmt.Sprintf("Filter(%s)", f.Cond) }
 

@@ -111,6 +111,11 @@ func (a *HashAggregate) Schema() *arrow.Schema {
 // Children implements Node.
 func (a *HashAggregate) Children() []Node { return []Node{a.Child} }
 
+// SplittableInputs implements SplitInputs: a partial aggregate's groups
+// are merged by the final one, so any division of its rows is right; the
+// other modes need every row of a group.
+func (a *HashAggregate) SplittableInputs() []bool { return []bool{a.Mode == AggPartial} }
+
 // String implements Node.
 func (a *HashAggregate) String() string {
 	aggs := make([]string, len(a.Aggs))

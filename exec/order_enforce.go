@@ -8,7 +8,7 @@ import (
 )
 
 // OrderEnforce passes its child through unchanged; it carries no data. It
-// exists for the stage cut: BuildStages makes the stage holding it wait
+// exists for the stage cut: the runtime makes the stage holding it wait
 // until the stages holding its After collectors have finished, so a
 // dynamically pruned scan below it sees complete filters. The planner
 // puts it directly above the fact scan whose Scan.Dynamic reads those
@@ -22,8 +22,22 @@ type OrderEnforce struct {
 func (o *OrderEnforce) Schema() *arrow.Schema { return o.Child.Schema() }
 
 // Children implements Node. The collectors are not children: no data
-// flows from them, only the ordering edge BuildStages adds.
+// flows from them, only the ordering edge the runtime adds (it reads
+// WaitsForCollectors).
 func (o *OrderEnforce) Children() []Node { return []Node{o.Child} }
+
+// WaitsForCollectors implements DynamicFilterConsumer: the collectors of
+// After, by ID (-1 for a nil entry, which the job graph refuses).
+func (o *OrderEnforce) WaitsForCollectors() []int {
+	ids := make([]int, len(o.After))
+	for i, c := range o.After {
+		ids[i] = -1
+		if c != nil {
+			ids[i] = c.ID
+		}
+	}
+	return ids
+}
 
 // String implements Node.
 func (o *OrderEnforce) String() string {

@@ -24,6 +24,9 @@ func (p *Project) Schema() *arrow.Schema { return arrow.NewSchema(fieldsOf(p.Exp
 // Children implements Node.
 func (p *Project) Children() []Node { return []Node{p.Child} }
 
+// SplittableInputs implements SplitInputs: a projection maps each row alone.
+func (p *Project) SplittableInputs() []bool { return []bool{true} }
+
 // String implements Node.
 func (p *Project) String() string {
 	parts := make([]string, len(p.Exprs))

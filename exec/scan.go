@@ -146,6 +146,40 @@ func (s *Scan) splits(dp *DynamicPruning) []Split {
 	return out
 }
 
+// SourceSize implements SizedSource: the bytes and files with rows left of
+// the splits the tasks will read. A dynamically pruned scan is sized by
+// what survives: its collectors finished before its stage became ready
+// (the OrderEnforce above it), so the pruner answers now as it will to the
+// tasks. If pruning fails the scan is sized statically; the tasks report
+// the error.
+func (s *Scan) SourceSize(ctx context.Context, _ *TaskContext) (bytes int64, files int, err error) {
+	if s.Table == nil {
+		return 0, 0, nil
+	}
+	var dp *DynamicPruning
+	if s.Dynamic != nil {
+		if d, e := s.Dynamic.Prune(ctx, s.Table, s.partitions()); e == nil {
+			dp = d
+		}
+	}
+	for _, sp := range s.splits(dp) {
+		if len(sp.RowGroups) > 0 {
+			bytes += sp.Bytes
+			files++
+		}
+	}
+	return bytes, files, nil
+}
+
+// ReadsCollectors implements DynamicFilterReader: the collectors its
+// dynamic pruner reads, when the pruner says (DynamicFilterSources).
+func (s *Scan) ReadsCollectors() []int {
+	if src, ok := s.Dynamic.(DynamicFilterSources); ok {
+		return src.CollectorIDs()
+	}
+	return nil
+}
+
 // InputBytes is the compressed size of everything the scan will read.
 func (s *Scan) InputBytes() int64 {
 	var n int64

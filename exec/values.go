@@ -36,8 +36,8 @@ func (v *Values) Schema() *arrow.Schema {
 // Children implements Node.
 func (v *Values) Children() []Node { return nil }
 
-// SingleTask implements the scheduler's singleTasker: a constant relation
-// runs as one task, or every task would repeat its rows.
+// SingleTask implements SingleTasker: a constant relation runs as one
+// task, or every task would repeat its rows.
 func (v *Values) SingleTask() bool { return true }
 
 // String implements Node.

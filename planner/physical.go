@@ -10,6 +10,7 @@ import (
 	"github.com/fsql-dev/fsql/exec"
 	"github.com/fsql-dev/fsql/exec/expr"
 	"github.com/fsql-dev/fsql/pruning"
+	"github.com/fsql-dev/fsql/shuffle"
 )
 
 // PhysicalConfig holds the knobs physical planning reads.
@@ -74,11 +75,11 @@ func (b *physBuilder) gather(p phys) exec.Node {
 	if p.single {
 		return p.node
 	}
-	return &exec.Exchange{Kind: exec.GatherExchange, Child: p.node}
+	return &shuffle.Exchange{Kind: shuffle.Gather, Child: p.node}
 }
 
 func (b *physBuilder) hash(p exec.Node, keys []expr.Expr) exec.Node {
-	return &exec.Exchange{Kind: exec.HashExchange, Child: p, Keys: keys, MaxParallelism: b.cfg.MaxParallelism}
+	return &shuffle.Exchange{Kind: shuffle.Hash, Child: p, Keys: keys, MaxParallelism: b.cfg.MaxParallelism}
 }
 
 func (b *physBuilder) build(p Plan) (phys, error) {
@@ -231,7 +232,7 @@ func (b *physBuilder) join(n *Join) (phys, error) {
 		if n.Type == NullAwareAntiJoin || n.Type == MarkJoin {
 			return phys{}, fmt.Errorf("%w: IN/EXISTS subquery without an equality between the subquery and the outer query", exec.ErrNotImplemented)
 		}
-		build := &exec.Exchange{Kind: exec.BroadcastExchange, Child: r.node}
+		build := &shuffle.Exchange{Kind: shuffle.Broadcast, Child: r.node}
 		return phys{&exec.NestedLoopJoin{Type: joinTypes[n.Type], Build: build, Probe: l.node, Cond: n.Cond}, l.single}, nil
 	}
 
@@ -270,7 +271,7 @@ func (b *physBuilder) join(n *Join) (phys, error) {
 	// NOT IN and mark joins need every build row in every task (one NULL
 	// anywhere changes every answer), so they always broadcast.
 	if !collectsProbe && (probe.single || n.Type == NullAwareAntiJoin || n.Type == MarkJoin || buildBytes <= float64(b.cfg.BroadcastThreshold)) {
-		hj.Build = &exec.Exchange{Kind: exec.BroadcastExchange, Child: build.node}
+		hj.Build = &shuffle.Exchange{Kind: shuffle.Broadcast, Child: build.node}
 		hj.Probe = probe.node
 	} else {
 		hj.Build = b.hash(build.node, bk)
@@ -347,7 +348,7 @@ func (b *physBuilder) aggregate(n *Aggregate) (phys, error) {
 		single := c.single
 		if !single {
 			if len(group) == 0 {
-				in, single = &exec.Exchange{Kind: exec.GatherExchange, Child: in}, true
+				in, single = &shuffle.Exchange{Kind: shuffle.Gather, Child: in}, true
 			} else {
 				in = b.hash(in, group)
 			}
@@ -364,7 +365,7 @@ func (b *physBuilder) aggregate(n *Aggregate) (phys, error) {
 	var ex exec.Node
 	single := false
 	if len(group) == 0 {
-		ex, single = &exec.Exchange{Kind: exec.GatherExchange, Child: partial}, true
+		ex, single = &shuffle.Exchange{Kind: shuffle.Gather, Child: partial}, true
 	} else {
 		ex = b.hash(partial, keys)
 	}
@@ -381,7 +382,7 @@ func (b *physBuilder) limit(n *Limit) (phys, error) {
 		if !c.single {
 			// Each task keeps its best N+Offset rows; one task merges.
 			local := &exec.TopN{Child: c.node, Keys: s.Keys, N: n.N + n.Offset}
-			in = &exec.Exchange{Kind: exec.GatherExchange, Child: local}
+			in = &shuffle.Exchange{Kind: shuffle.Gather, Child: local}
 		}
 		return phys{&exec.TopN{Child: in, Keys: s.Keys, N: n.N, Offset: n.Offset}, true}, nil
 	}
@@ -392,7 +393,7 @@ func (b *physBuilder) limit(n *Limit) (phys, error) {
 	in := c.node
 	if !c.single {
 		local := &exec.Limit{Child: c.node, N: n.N + n.Offset}
-		in = &exec.Exchange{Kind: exec.GatherExchange, Child: local}
+		in = &shuffle.Exchange{Kind: shuffle.Gather, Child: local}
 	}
 	return phys{&exec.Limit{Child: in, N: n.N, Offset: n.Offset}, true}, nil
 }

@@ -1,7 +1,6 @@
-package exec
+package policy
 
 import (
-	"context"
 	"fmt"
 	"strings"
 )
@@ -9,7 +8,7 @@ import (
 // AdaptiveConfig is the adaptive batch scheduler's configuration (Flink's
 // execution.batch.adaptive.* keys). With Enabled, a stage's parallelism is
 // decided when the stage is scheduled, from the bytes its producers wrote
-// (or the bytes of the files it scans), instead of RunConfig.Parallelism.
+// (or the bytes of the files it scans), instead of a fixed parallelism.
 type AdaptiveConfig struct {
 	Enabled bool
 	// BytesPerTask is the input volume one task should get
@@ -39,7 +38,8 @@ func DefaultAdaptiveConfig() AdaptiveConfig {
 	}
 }
 
-func (c AdaptiveConfig) normalized() AdaptiveConfig {
+// Normalized fills zero fields with their defaults.
+func (c AdaptiveConfig) Normalized() AdaptiveConfig {
 	if c.BytesPerTask <= 0 {
 		c.BytesPerTask = 16 << 20
 	}
@@ -62,7 +62,8 @@ type ParallelismInput struct {
 	Bytes int64
 	// BroadcastBytes is what every task reads whole (broadcast inputs).
 	BroadcastBytes int64
-	// Single says the stage must run as one task (needsSingleTask).
+	// Single says the stage must run as one task (it reads a gather
+	// exchange, holds a constant relation, or has no split input).
 	Single bool
 	// KeyGroups is the key-group count of the stage's hash inputs, 0 when
 	// it has none: more tasks than key groups would own nothing.
@@ -98,11 +99,11 @@ func (d ParallelismDecision) String() string {
 		return "parallelism 1: single task (gather, constant or broadcast-only input)"
 	}
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "parallelism %d: adaptive, parallelism.default ignored; input %s", d.Parallelism, fmtBytes(d.In.Bytes))
+	fmt.Fprintf(&sb, "parallelism %d: adaptive, parallelism.default ignored; input %s", d.Parallelism, FormatBytes(d.In.Bytes))
 	if d.In.BroadcastBytes > 0 {
-		fmt.Fprintf(&sb, " + broadcast %s per task", fmtBytes(d.In.BroadcastBytes))
+		fmt.Fprintf(&sb, " + broadcast %s per task", FormatBytes(d.In.BroadcastBytes))
 	}
-	fmt.Fprintf(&sb, ", target %s per task -> %d", fmtBytes(d.PerTask), d.Wanted)
+	fmt.Fprintf(&sb, ", target %s per task -> %d", FormatBytes(d.PerTask), d.Wanted)
 	if len(d.Clamps) > 0 {
 		fmt.Fprintf(&sb, ", %s", strings.Join(d.Clamps, ", "))
 	}
@@ -125,7 +126,7 @@ func DecideParallelism(in ParallelismInput, cfg AdaptiveConfig, fixed int) Paral
 		d.Parallelism, d.Wanted = max(fixed, 1), max(fixed, 1)
 		return d
 	}
-	cfg = cfg.normalized()
+	cfg = cfg.Normalized()
 	d.PerTask = cfg.BytesPerTask - min(in.BroadcastBytes, cfg.BytesPerTask/2)
 	d.Wanted = int(min((in.Bytes+d.PerTask-1)/d.PerTask, int64(1<<30)))
 	p := d.Wanted
@@ -147,84 +148,4 @@ func DecideParallelism(in ParallelismInput, cfg AdaptiveConfig, fixed int) Paral
 	}
 	d.Parallelism = max(p, 1)
 	return d
-}
-
-// SizedSource is the hook for other leaves whose input is only known at
-// run time: when a source stage is scheduled (after the stages it depends
-// on finished) the scheduler asks each such leaf what it will read. A Scan
-// is sized from its splits after static pruning and, when it has a
-// dynamic pruner, after dynamic pruning.
-type SizedSource interface {
-	SourceBytes(ctx context.Context) (bytes int64, files int, err error)
-}
-
-// stageInput adds up what decides stage s's parallelism: its inputs'
-// bytes as producers wrote them, and the files its scans read.
-func stageInput(ctx context.Context, s *Stage, bufs []*ExchangeBuffer) (ParallelismInput, error) {
-	in := ParallelismInput{Single: needsSingleTask(s)}
-	for i, ex := range s.Inputs {
-		b := bufs[i]
-		if b == nil {
-			continue
-		}
-		switch ex.Kind {
-		case HashExchange:
-			in.Bytes += b.TotalBytes()
-			in.KeyGroups = b.Subpartitions
-		case BroadcastExchange:
-			in.BroadcastBytes += b.TotalBytes()
-		default:
-			in.Bytes += b.TotalBytes()
-		}
-	}
-	var err error
-	visitStage(s.Root, func(n Node) {
-		if err != nil {
-			return
-		}
-		if src, ok := n.(SizedSource); ok {
-			nb, nf, e := src.SourceBytes(ctx)
-			if e != nil {
-				err = e
-				return
-			}
-			in.Bytes += nb
-			in.Files += nf
-			return
-		}
-		if sc, ok := n.(*Scan); ok && sc.Table != nil {
-			// A dynamically pruned scan is sized by what survives: its
-			// collectors finished before the stage became ready (DependsOn
-			// edges), so the pruner answers now as it will to the tasks. If
-			// it fails, size statically; the tasks report the error.
-			var dp *DynamicPruning
-			if sc.Dynamic != nil {
-				if d, e := sc.Dynamic.Prune(ctx, sc.Table, sc.partitions()); e == nil {
-					dp = d
-				}
-			}
-			for _, sp := range sc.splits(dp) {
-				if len(sp.RowGroups) > 0 {
-					in.Bytes += sp.Bytes
-					in.Files++
-				}
-			}
-		}
-	})
-	return in, err
-}
-
-// visitStage calls f on every node of a stage's tree, not descending into
-// exchanges (their children belong to the producer stages).
-func visitStage(n Node, f func(Node)) {
-	if n == nil {
-		return
-	}
-	f(n)
-	if _, ok := n.(*Exchange); ok {
-		return
-	}
-	for _, c := range n.Children() {
-		visitStage(c, f)
-	}
 }

@@ -1,10 +1,16 @@
-package exec
+package runtime
 
-import "fmt"
+import (
+	"fmt"
 
-// broadcastSwitch is a shuffled inner or semi hash join that the scheduler
-// may turn into a broadcast join at run time, once its build side turned
-// out small (Flink's adaptive broadcast join).
+	"github.com/fsql-dev/fsql/runtime/policy"
+	"github.com/fsql-dev/fsql/shuffle"
+	"github.com/fsql-dev/fsql/shuffle/keygroup"
+)
+
+// broadcastSwitch is a shuffled join that the scheduler may turn into a
+// broadcast join at run time, once its build side turned out small
+// (Flink's adaptive broadcast join).
 //
 // The transformation keeps the stages and rewires two edges instead of
 // rewriting operator trees: the build stage runs before the probe stage;
@@ -13,9 +19,11 @@ import "fmt"
 // hashing or reordering) and the join stage runs with the probe stage's
 // parallelism, task i reading probe task i's output and the whole build
 // side. The probe rows are thus never shuffled, and the join runs on the
-// probe side's own partitioning, as a broadcast join would. Correct for
-// inner and semi joins only: each probe row meets every build row once.
-// A preserved build side (right or full join) is never broadcast.
+// probe side's own partitioning, as a broadcast join would. Correct when
+// the join's probe side is splittable with the build side whole (inner,
+// left, semi and anti joins: each probe row meets the whole build side
+// once) along a path of splittable edges (see joinShape). A preserved
+// build side (right or full join) is never broadcast.
 type broadcastSwitch struct {
 	join, probe, build *Stage
 	shape              joinShape
@@ -24,10 +32,10 @@ type broadcastSwitch struct {
 }
 
 // findSwitches lists the joins of g that may switch: a joinShape stage
-// whose join is inner or semi, whose probe stage feeds only it, and whose
-// build stage does not wait for the probe stage (it must run first).
+// whose probe side is splittable, whose probe stage feeds only it, and
+// whose build stage does not wait for the probe stage (it must run first).
 func findSwitches(g *JobGraph) []*broadcastSwitch {
-	writer := map[*Exchange]*Stage{}
+	writer := map[*shuffle.Exchange]*Stage{}
 	for _, st := range g.Stages {
 		if st.Output != nil {
 			writer[st.Output] = st
@@ -37,7 +45,7 @@ func findSwitches(g *JobGraph) []*broadcastSwitch {
 	probes := map[*Stage]bool{}
 	for _, st := range g.Stages {
 		sh, ok := shuffledJoin(st)
-		if !ok || (sh.join.Type != InnerJoin && sh.join.Type != SemiJoin) {
+		if !ok || !sh.canProbe {
 			continue
 		}
 		p, b := writer[sh.probe], writer[sh.build]
@@ -56,7 +64,7 @@ func findSwitches(g *JobGraph) []*broadcastSwitch {
 	return out
 }
 
-func countInputs(st *Stage, ex *Exchange) int {
+func countInputs(st *Stage, ex *shuffle.Exchange) int {
 	n := 0
 	for _, in := range st.Inputs {
 		if in == ex {
@@ -93,36 +101,31 @@ func (sw *broadcastSwitch) decide(threshold int64) {
 		return
 	}
 	sw.buildBytes = sw.build.OutBuffer.TotalBytes()
-	sw.switched = sw.buildBytes < threshold
+	sw.switched = policy.SwitchToBroadcast(sw.buildBytes, threshold)
 }
 
 // plan is what each of the join stage's p tasks (p = the probe stage's
 // parallelism) reads: probe task i's output, and the whole build side.
-func (sw *broadcastSwitch) plan(bufs map[*Exchange]*ExchangeBuffer, p int) *stagePlan {
-	bb := bufs[sw.shape.build]
-	probe := make([][]KeyGroupSlice, p)
-	build := make([][]KeyGroupSlice, p)
-	pl := &stagePlan{slices: map[*Exchange][][]KeyGroupSlice{sw.shape.probe: probe, sw.shape.build: build}, taskBytes: make([]int64, p)}
-	pb := bufs[sw.shape.probe]
-	for i := 0; i < p; i++ {
-		probe[i] = []KeyGroupSlice{{Start: 0, End: 0, Producer: i, Parts: 1}}
-		build[i] = []KeyGroupSlice{wholeRange(0, bb.Subpartitions-1)}
-		if i < pb.Producers {
-			pl.taskBytes[i] = pb.Bytes(i, 0)
-		}
-		pl.taskBytes[i] += bb.TotalBytes()
+func (sw *broadcastSwitch) plan(bufs map[*shuffle.Exchange]*shuffle.Buffer, p int) *stagePlan {
+	pb, bb := bufs[sw.shape.probe], bufs[sw.shape.build]
+	probeBytes := make([]int64, p)
+	for i := 0; i < p && i < pb.Producers; i++ {
+		probeBytes[i] = pb.Bytes(i, 0)
 	}
+	var whole int64
 	for _, ex := range sw.join.Inputs {
-		if ex.Kind != HashExchange {
-			for i := range pl.taskBytes {
-				pl.taskBytes[i] += bufs[ex].TotalBytes()
-			}
+		if ex.Kind != shuffle.Hash {
+			whole += bufs[ex].TotalBytes()
 		}
 	}
-	return pl
+	probe, build, taskBytes := policy.ForwardPlan(probeBytes, bb.Subpartitions, bb.TotalBytes(), whole)
+	return &stagePlan{
+		slices:    map[*shuffle.Exchange][][]keygroup.Slice{sw.shape.probe: probe, sw.shape.build: build},
+		taskBytes: taskBytes,
+	}
 }
 
 func (sw *broadcastSwitch) String() string {
 	return fmt.Sprintf("broadcast switch: %s join's build side (Stage %d) wrote %s, under the broadcast threshold; the probe side (Stage %d) was not shuffled and the join ran on its %d tasks",
-		sw.shape.join.Type, sw.build.ID, fmtBytes(sw.buildBytes), sw.probe.ID, sw.probe.Parallelism)
+		sw.shape.join.JoinType(), sw.build.ID, policy.FormatBytes(sw.buildBytes), sw.probe.ID, sw.probe.Parallelism)
 }

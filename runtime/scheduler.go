@@ -1,4 +1,4 @@
-package exec
+package runtime
 
 import (
 	"context"
@@ -6,7 +6,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fsql-dev/fsql/exec/keygroup"
+	"github.com/fsql-dev/fsql/exec"
+	"github.com/fsql-dev/fsql/shuffle"
+	"github.com/fsql-dev/fsql/shuffle/keygroup"
 )
 
 // scheduler runs a JobGraph's stages on a worker: a stage starts when all
@@ -19,13 +21,16 @@ type scheduler struct {
 	worker *Worker
 	exec   *Execution
 
-	buffers  map[*Exchange]*ExchangeBuffer
-	keyGroup map[*Exchange]int // resolved key-group count of hash exchanges
+	buffers  map[*shuffle.Exchange]*shuffle.Buffer
+	keyGroup map[*shuffle.Exchange]int // resolved key-group count of hash exchanges
 	finished map[*Stage]bool
 	started  map[*Stage]bool
 	left     map[*Stage]int // unfinished tasks
-	done     chan taskDone
-	wg       sync.WaitGroup
+	// readers counts, per exchange, the consumer stages still to finish
+	// reading it; the last one releases its buffer.
+	readers map[*shuffle.Exchange]int
+	done    chan taskDone
+	wg      sync.WaitGroup
 
 	// Run-time broadcast switches by probe stage and by join stage.
 	switchByProbe, switchByJoin map[*Stage]*broadcastSwitch
@@ -39,8 +44,9 @@ type taskDone struct {
 func newScheduler(g *JobGraph, cfg *RunConfig, e *Execution) (*scheduler, error) {
 	s := &scheduler{
 		g: g, cfg: cfg, worker: NewWorker(cfg.Slots), exec: e,
-		buffers: map[*Exchange]*ExchangeBuffer{}, keyGroup: map[*Exchange]int{},
+		buffers: map[*shuffle.Exchange]*shuffle.Buffer{}, keyGroup: map[*shuffle.Exchange]int{},
 		finished: map[*Stage]bool{}, started: map[*Stage]bool{}, left: map[*Stage]int{},
+		readers:       map[*shuffle.Exchange]int{},
 		done:          make(chan taskDone),
 		switchByProbe: map[*Stage]*broadcastSwitch{}, switchByJoin: map[*Stage]*broadcastSwitch{},
 	}
@@ -53,7 +59,7 @@ func newScheduler(g *JobGraph, cfg *RunConfig, e *Execution) (*scheduler, error)
 	// Key groups are fixed before anything runs: producers write one
 	// subpartition per key group before consumers' parallelism is known.
 	for _, st := range g.Stages {
-		if st.Output == nil || st.Output.Kind != HashExchange {
+		if st.Output == nil || st.Output.Kind != shuffle.Hash {
 			continue
 		}
 		mp := st.Output.MaxParallelism
@@ -61,27 +67,27 @@ func newScheduler(g *JobGraph, cfg *RunConfig, e *Execution) (*scheduler, error)
 			mp = cfg.MaxParallelism
 		}
 		if mp == 0 && cfg.Adaptive.Enabled {
-			mp = cfg.Adaptive.normalized().MaxParallelism
+			mp = cfg.Adaptive.Normalized().MaxParallelism
 		}
 		if mp == 0 {
 			mp = keygroup.DefaultMaxParallelism(cfg.Parallelism)
 		}
 		if err := keygroup.Check(1, mp); err != nil {
-			return nil, fmt.Errorf("%w: %s: %v", ErrPlan, st.Output, err)
+			return nil, fmt.Errorf("%w: %s: %v", exec.ErrPlan, st.Output, err)
 		}
 		if len(st.Output.Keys) == 0 {
-			return nil, fmt.Errorf("%w: %s has no keys", ErrPlan, st.Output)
+			return nil, fmt.Errorf("%w: %s has no keys", exec.ErrPlan, st.Output)
 		}
 		s.keyGroup[st.Output] = mp
 	}
 	for _, st := range g.Stages {
 		kg := 0
 		for _, in := range st.Inputs {
-			if in.Kind != HashExchange {
+			if in.Kind != shuffle.Hash {
 				continue
 			}
 			if kg != 0 && s.keyGroup[in] != kg {
-				return nil, fmt.Errorf("%w: stage %d reads hash exchanges with %d and %d key groups; co-partitioned inputs need the same count", ErrPlan, st.ID, kg, s.keyGroup[in])
+				return nil, fmt.Errorf("%w: stage %d reads hash exchanges with %d and %d key groups; co-partitioned inputs need the same count", exec.ErrPlan, st.ID, kg, s.keyGroup[in])
 			}
 			kg = s.keyGroup[in]
 		}
@@ -140,7 +146,7 @@ func (s *scheduler) run(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			failure = err
 		} else if !s.finished[s.g.Result] {
-			failure = fmt.Errorf("%w: the scheduler stopped before the result stage finished", ErrInternal)
+			failure = fmt.Errorf("%w: the scheduler stopped before the result stage finished", exec.ErrInternal)
 		}
 	}
 	return failure
@@ -157,14 +163,14 @@ func (s *scheduler) waitsForBuild(st *Stage) bool {
 // starts its tasks.
 func (s *scheduler) launch(ctx context.Context, st *Stage) (int, error) {
 	s.started[st] = true
-	in := StageInputStats{}
-	bufs := map[*Exchange]*ExchangeBuffer{}
+	inBufs := make([]*shuffle.Buffer, 0, len(st.Inputs))
+	bufs := map[*shuffle.Exchange]*shuffle.Buffer{}
 	for _, ex := range st.Inputs {
 		b := s.buffers[ex]
-		in.Buffers = append(in.Buffers, b)
+		inBufs = append(inBufs, b)
 		bufs[ex] = b
 	}
-	p, err := decideParallelism(ctx, st, in, s.cfg)
+	p, err := decideParallelism(ctx, st, inBufs, s.cfg)
 	if err != nil {
 		return 0, err
 	}
@@ -180,19 +186,19 @@ func (s *scheduler) launch(ctx context.Context, st *Stage) (int, error) {
 			plan, st.SkewSplits = skewPlan(st, sh, bufs, p, s.cfg.Adaptive)
 		}
 		if plan == nil {
-			plan = balancedPlan(st, in.Buffers, p)
+			plan = balancedPlan(st, inBufs, p)
 		}
 	}
 	for _, ex := range st.Inputs {
-		if ex.Kind == HashExchange && !bufs[ex].forward {
+		if bufs[ex].Hashed() {
 			if err := keygroup.Check(p, s.keyGroup[ex]); err != nil {
-				return 0, fmt.Errorf("%w: stage %d: %v", ErrPlan, st.ID, err)
+				return 0, fmt.Errorf("%w: stage %d: %v", exec.ErrPlan, st.ID, err)
 			}
 		}
 	}
 	if plan != nil {
 		for ex, per := range plan.slices {
-			bufs[ex].setSlices(st.ID, per)
+			bufs[ex].SetSlices(st.ID, per)
 		}
 		st.TaskBytes = plan.taskBytes
 	}
@@ -205,12 +211,11 @@ func (s *scheduler) launch(ctx context.Context, st *Stage) (int, error) {
 			sw.decide(s.cfg.Adaptive.BroadcastThreshold)
 			forward = sw.switched
 		}
-		if st.Output.Kind == HashExchange && !forward {
+		if st.Output.Kind == shuffle.Hash && !forward {
 			subs = s.keyGroup[st.Output]
 		}
-		b := newExchangeBuffer(st.Output, subs, p, s.cfg.Memory)
-		b.forward = forward
-		b.consumers.Store(int32(len(st.Consumers)))
+		b := shuffle.NewBuffer(st.Output, subs, p, forward, s.cfg.Memory)
+		s.readers[st.Output] = len(st.Consumers)
 		s.buffers[st.Output] = b
 		st.OutBuffer = b
 	}
@@ -222,7 +227,7 @@ func (s *scheduler) launch(ctx context.Context, st *Stage) (int, error) {
 		st.Tasks = append(st.Tasks, t)
 		r := &attemptRun{
 			att: att,
-			tc: &TaskContext{
+			tc: &exec.TaskContext{
 				Alloc: s.cfg.Alloc, Memory: s.cfg.Memory,
 				Stage: st.ID, Task: i, Parallelism: p, Stats: s.cfg.Stats,
 			},
@@ -246,12 +251,11 @@ func (s *scheduler) finishStage(st *Stage) {
 	s.finished[st] = true
 	st.End = time.Now()
 	if b := st.OutBuffer; b != nil {
-		for p := 0; p < b.Producers; p++ {
-			b.store.FinishProducer(p)
-		}
+		b.FinishProducers()
 	}
 	for _, ex := range st.Inputs {
-		if b := s.buffers[ex]; b != nil && b.consumers.Add(-1) == 0 {
+		s.readers[ex]--
+		if b := s.buffers[ex]; b != nil && s.readers[ex] == 0 {
 			b.Release()
 		}
 	}

@@ -1,4 +1,4 @@
-package exec
+package shuffle
 
 import (
 	"context"
@@ -10,8 +10,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/fsql-dev/fsql/exec"
 	"github.com/fsql-dev/fsql/exec/expr"
-	"github.com/fsql-dev/fsql/exec/keygroup"
+	"github.com/fsql-dev/fsql/shuffle/keygroup"
 )
 
 // TestExchangeWriterSplitsByKeyGroup writes two producers' batches into a
@@ -19,12 +20,12 @@ import (
 func TestExchangeWriterSplitsByKeyGroup(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	budget := NewMemoryBudget(0)
+	budget := exec.NewMemoryBudget(0)
 	const maxP, producers = 10, 2
-	ex := &Exchange{Kind: HashExchange, Keys: []expr.Expr{expr.NewColumn(0, arrow.PrimitiveTypes.Int64, "v")}, Child: &genSource{}}
-	buf := newExchangeBuffer(ex, maxP, producers, budget)
+	ex := &Exchange{Kind: Hash, Keys: []expr.Expr{expr.NewColumn(0, arrow.PrimitiveTypes.Int64, "v")}, Child: leaf{}}
+	buf := NewBuffer(ex, maxP, producers, false, budget)
 	for p := 0; p < producers; p++ {
-		w := newExchangeWriter(buf, p, mem)
+		w := NewWriter(buf, p, mem)
 		for i := int64(0); i < 3; i++ {
 			if err := w.Write(context.Background(), coalesceTestBatch(mem, int64(p)*1000+i*100, 100)); err != nil {
 				t.Fatal(err)
@@ -66,7 +67,7 @@ func TestExchangeWriterSplitsByKeyGroup(t *testing.T) {
 				}
 				n += b.NumRows()
 				h := make([]uint32, b.NumRows())
-				HashColumns([]arrow.Array{b.Column(0)}, h)
+				exec.HashColumns([]arrow.Array{b.Column(0)}, h)
 				for _, x := range h {
 					if keygroup.ForHash(x, maxP) != kg {
 						t.Fatalf("row in key group %d stored under %d", keygroup.ForHash(x, maxP), kg)
@@ -83,7 +84,7 @@ func TestExchangeWriterSplitsByKeyGroup(t *testing.T) {
 	// Three tasks read (0,3) (4,6) (7,9): together every row exactly once.
 	seen := map[int64]int{}
 	for task := 0; task < 3; task++ {
-		src := openExchangeSource(buf, &TaskContext{Alloc: mem, Task: task, Parallelism: 3})
+		src := OpenReader(buf, 2, task, 3, mem)
 		for {
 			b, err := src.Next(context.Background())
 			if errors.Is(err, io.EOF) {
@@ -141,9 +142,9 @@ func readOne(r SubpartitionReader, producers, p int) (arrow.RecordBatch, error) 
 func TestBroadcastBufferRetainsPerReader(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	ex := &Exchange{Kind: BroadcastExchange, Child: &genSource{}}
-	buf := newExchangeBuffer(ex, 1, 1, nil)
-	w := newExchangeWriter(buf, 0, mem)
+	ex := &Exchange{Kind: Broadcast, Child: leaf{}}
+	buf := NewBuffer(ex, 1, 1, false, nil)
+	w := NewWriter(buf, 0, mem)
 	if err := w.Write(context.Background(), coalesceTestBatch(mem, 0, 10)); err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +153,7 @@ func TestBroadcastBufferRetainsPerReader(t *testing.T) {
 	}
 	var held []arrow.RecordBatch
 	for task := 0; task < 3; task++ {
-		src := openExchangeSource(buf, &TaskContext{Alloc: mem, Task: task, Parallelism: 3})
+		src := OpenReader(buf, 2, task, 3, mem)
 		b, err := src.Next(context.Background())
 		if err != nil || b.NumRows() != 10 {
 			t.Fatalf("task %d: %v", task, err)
@@ -171,8 +172,8 @@ func TestBroadcastBufferRetainsPerReader(t *testing.T) {
 }
 
 func TestExchangeOpenIsAnInternalError(t *testing.T) {
-	_, err := (&Exchange{Kind: GatherExchange, Child: &genSource{}}).Open(nil, nil)
-	if !errors.Is(err, ErrInternal) {
+	_, err := (&Exchange{Kind: Gather, Child: leaf{}}).Open(nil, nil)
+	if !errors.Is(err, exec.ErrInternal) {
 		t.Fatalf("got %v", err)
 	}
 }
@@ -183,14 +184,14 @@ func BenchmarkHashExchange(b *testing.B) {
 	mem := memory.NewGoAllocator()
 	batches := make([]arrow.RecordBatch, 16)
 	for i := range batches {
-		batches[i] = coalesceTestBatch(mem, int64(i)*BatchSize, BatchSize)
+		batches[i] = coalesceTestBatch(mem, int64(i)*exec.BatchSize, exec.BatchSize)
 	}
 	defer xchgReleaseAll(batches)
-	ex := &Exchange{Kind: HashExchange, Keys: []expr.Expr{expr.NewColumn(0, arrow.PrimitiveTypes.Int64, "v")}, Child: &genSource{}}
+	ex := &Exchange{Kind: Hash, Keys: []expr.Expr{expr.NewColumn(0, arrow.PrimitiveTypes.Int64, "v")}, Child: leaf{}}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		buf := newExchangeBuffer(ex, 128, 1, nil)
-		w := newExchangeWriter(buf, 0, mem)
+		buf := NewBuffer(ex, 128, 1, false, nil)
+		w := NewWriter(buf, 0, mem)
 		for _, rb := range batches {
 			rb.Retain()
 			if err := w.Write(context.Background(), rb); err != nil {
@@ -200,7 +201,7 @@ func BenchmarkHashExchange(b *testing.B) {
 		if err := w.Flush(context.Background()); err != nil {
 			b.Fatal(err)
 		}
-		src := openExchangeSource(buf, &TaskContext{Alloc: mem, Task: 0, Parallelism: 1})
+		src := OpenReader(buf, 2, 0, 1, mem)
 		for {
 			rb, err := src.Next(context.Background())
 			if err != nil {
@@ -211,5 +212,23 @@ func BenchmarkHashExchange(b *testing.B) {
 		src.Close()
 		buf.Release()
 	}
-	b.ReportMetric(float64(len(batches)*BatchSize*b.N)/b.Elapsed().Seconds()/1e6, "Mrows/s")
+	b.ReportMetric(float64(len(batches)*exec.BatchSize*b.N)/b.Elapsed().Seconds()/1e6, "Mrows/s")
+}
+
+// leaf is a childless node standing in for an exchange's child.
+type leaf struct{}
+
+func (leaf) Schema() *arrow.Schema {
+	return arrow.NewSchema([]arrow.Field{{Name: "v", Type: arrow.PrimitiveTypes.Int64}}, nil)
+}
+func (leaf) Children() []exec.Node { return nil }
+func (leaf) String() string        { return "Leaf" }
+func (leaf) Open(*exec.TaskContext, []exec.Stream) (exec.Stream, error) {
+	return nil, errors.New("not opened in these tests")
+}
+
+func xchgReleaseAll(bs []arrow.RecordBatch) {
+	for _, b := range bs {
+		b.Release()
+	}
 }

@@ -1,14 +1,17 @@
-package exec
+package runtime
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"runtime/debug"
+	rtdebug "runtime/debug"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/fsql-dev/fsql/exec"
+	"github.com/fsql-dev/fsql/shuffle"
 )
 
 // Worker runs task attempts on a fixed number of slots. It is in-process
@@ -44,14 +47,14 @@ func (w *Worker) release() { <-w.slots }
 // attemptRun is everything one attempt needs; the scheduler fills it.
 type attemptRun struct {
 	att    *Attempt
-	tc     *TaskContext
-	inputs map[*Exchange]*ExchangeBuffer
-	out    *ExchangeBuffer          // nil for the result stage
+	tc     *exec.TaskContext
+	inputs map[*shuffle.Exchange]*shuffle.Buffer
+	out    *shuffle.Buffer          // nil for the result stage
 	result chan<- arrow.RecordBatch // result stage only
 }
 
 // run executes the attempt on a slot. A panic anywhere in the operators
-// becomes an ErrInternal naming the stage and task, with the panic value
+// becomes an exec.ErrInternal naming the stage and task, with the panic value
 // and stack at the message's tail.
 func (w *Worker) run(ctx context.Context, r *attemptRun) (err error) {
 	if err := w.acquire(ctx); err != nil {
@@ -61,7 +64,7 @@ func (w *Worker) run(ctx context.Context, r *attemptRun) (err error) {
 	r.att.Start = time.Now()
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("%w: stage %d task %d panicked: %v\n%s", ErrInternal, r.tc.Stage, r.tc.Task, p, debug.Stack())
+			err = fmt.Errorf("%w: stage %d task %d panicked: %v\n%s", exec.ErrInternal, r.tc.Stage, r.tc.Task, p, rtdebug.Stack())
 		}
 		// Once the query is cancelled, operators fail in all sorts of ways
 		// (a wrapped context error at best); the cancellation is the cause.
@@ -76,9 +79,9 @@ func (w *Worker) run(ctx context.Context, r *attemptRun) (err error) {
 		return err
 	}
 	defer stream.Close()
-	var writer *exchangeWriter
+	var writer *shuffle.Writer
 	if r.out != nil {
-		writer = newExchangeWriter(r.out, r.tc.Task, r.tc.Alloc)
+		writer = shuffle.NewWriter(r.out, r.tc.Task, r.tc.Alloc)
 		defer writer.Close()
 	}
 	stage := r.att.Task.Stage
@@ -96,7 +99,7 @@ func (w *Worker) run(ctx context.Context, r *attemptRun) (err error) {
 		if err != nil {
 			return err
 		}
-		n, nb := b.NumRows(), batchBytes(b)
+		n, nb := b.NumRows(), exec.BatchBytes(b)
 		r.att.Rows += n
 		r.att.Bytes += nb
 		stage.rows.Add(n)
@@ -119,16 +122,16 @@ func (w *Worker) run(ctx context.Context, r *attemptRun) (err error) {
 // open opens n's subtree for the attempt's task: exchanges become readers
 // of their buffers, every other node is opened over its opened children.
 // Every stream is wrapped to count rows, batches, bytes and time.
-func (r *attemptRun) open(n Node) (Stream, error) {
-	if ex, ok := n.(*Exchange); ok {
+func (r *attemptRun) open(n exec.Node) (exec.Stream, error) {
+	if ex, ok := n.(*shuffle.Exchange); ok {
 		buf := r.inputs[ex]
 		if buf == nil {
-			return nil, fmt.Errorf("%w: stage %d reads an exchange with no buffer", ErrInternal, r.tc.Stage)
+			return nil, fmt.Errorf("%w: stage %d reads an exchange with no buffer", exec.ErrInternal, r.tc.Stage)
 		}
-		return r.instrument(n, openExchangeSource(buf, r.tc)), nil
+		return r.instrument(n, shuffle.OpenReader(buf, r.tc.Stage, r.tc.Task, r.tc.Parallelism, r.tc.Alloc)), nil
 	}
 	kids := n.Children()
-	inputs := make([]Stream, 0, len(kids))
+	inputs := make([]exec.Stream, 0, len(kids))
 	for _, c := range kids {
 		s, err := r.open(c)
 		if err != nil {
@@ -146,18 +149,18 @@ func (r *attemptRun) open(n Node) (Stream, error) {
 	}
 	if s == nil {
 		closeStreams(inputs)
-		return nil, fmt.Errorf("%w: %s opened to a nil stream", ErrInternal, n)
+		return nil, fmt.Errorf("%w: %s opened to a nil stream", exec.ErrInternal, n)
 	}
 	return r.instrument(n, s), nil
 }
 
-func closeStreams(ss []Stream) {
+func closeStreams(ss []exec.Stream) {
 	for _, s := range ss {
 		s.Close()
 	}
 }
 
-func (r *attemptRun) instrument(n Node, s Stream) Stream {
+func (r *attemptRun) instrument(n exec.Node, s exec.Stream) exec.Stream {
 	if r.tc.Stats == nil {
 		return s
 	}
@@ -167,8 +170,8 @@ func (r *attemptRun) instrument(n Node, s Stream) Stream {
 // instrumentedStream fills a node's OperatorStats from outside the
 // operator, so every operator is measured the same way.
 type instrumentedStream struct {
-	s  Stream
-	st *OperatorStats
+	s  exec.Stream
+	st *exec.OperatorStats
 }
 
 func (i *instrumentedStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
@@ -178,7 +181,7 @@ func (i *instrumentedStream) Next(ctx context.Context) (arrow.RecordBatch, error
 	if b != nil {
 		i.st.Rows.Add(b.NumRows())
 		i.st.Batches.Add(1)
-		i.st.Bytes.Add(batchBytes(b))
+		i.st.Bytes.Add(exec.BatchBytes(b))
 	}
 	return b, err
 }

@@ -1,4 +1,4 @@
-package exec
+package shuffle
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/fsql-dev/fsql/exec"
 )
 
 // batchGlue collects small batches until they make about target rows and
@@ -86,7 +88,7 @@ func (g *batchGlue) flush() (arrow.RecordBatch, error) {
 			for _, x := range cols {
 				x.Release()
 			}
-			return nil, fmt.Errorf("%w: gluing exchange batches: %v", ErrExecution, err)
+			return nil, fmt.Errorf("%w: gluing exchange batches: %v", exec.ErrExecution, err)
 		}
 		cols = append(cols, col)
 	}
@@ -108,12 +110,12 @@ func (g *batchGlue) release() {
 // coalesceStream is a Stream whose batches are its input's, glued to about
 // target rows.
 type coalesceStream struct {
-	in   Stream
+	in   exec.Stream
 	glue *batchGlue
 	eof  bool
 }
 
-func newCoalesceStream(in Stream, alloc memory.Allocator, target int) *coalesceStream {
+func newCoalesceStream(in exec.Stream, alloc memory.Allocator, target int) *coalesceStream {
 	return &coalesceStream{in: in, glue: newBatchGlue(alloc, target)}
 }
 

@@ -1,4 +1,4 @@
-package exec
+package runtime
 
 import (
 	"context"
@@ -13,14 +13,16 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"go.uber.org/goleak"
 
+	"github.com/fsql-dev/fsql/exec"
 	"github.com/fsql-dev/fsql/exec/expr"
-	"github.com/fsql-dev/fsql/exec/keygroup"
+	"github.com/fsql-dev/fsql/shuffle"
+	"github.com/fsql-dev/fsql/shuffle/keygroup"
 )
 
 func genKeyCol() expr.Expr { return expr.NewColumn(1, arrow.PrimitiveTypes.Int64, "key") }
 
 // runToEnd runs root to the end and returns the result batches.
-func runToEnd(t *testing.T, root Node, cfg RunConfig) ([]arrow.RecordBatch, *Execution, error) {
+func runToEnd(t *testing.T, root exec.Node, cfg RunConfig) ([]arrow.RecordBatch, *Execution, error) {
 	t.Helper()
 	e, err := Run(context.Background(), root, cfg)
 	if err != nil {
@@ -58,11 +60,11 @@ func TestHashExchangeEveryRowOnceInItsKeyGroupsTask(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	budget := NewMemoryBudget(0)
+	budget := exec.NewMemoryBudget(0)
 	const perTask, maxP, p = 10000, 16, 4
 	src := &genSource{PerTask: perTask, Batch: 1000, Keys: 997}
-	plan := &tagTask{Child: &Exchange{Kind: HashExchange, Child: src, Keys: []expr.Expr{genKeyCol()}, MaxParallelism: maxP}}
-	stats := NewQueryStats()
+	plan := &tagTask{Child: &shuffle.Exchange{Kind: shuffle.Hash, Child: src, Keys: []expr.Expr{genKeyCol()}, MaxParallelism: maxP}}
+	stats := exec.NewQueryStats()
 	out, e, err := runToEnd(t, plan, RunConfig{Parallelism: p, Slots: 2, Alloc: mem, Memory: budget, Stats: stats})
 	if err != nil {
 		t.Fatal(err)
@@ -74,7 +76,7 @@ func TestHashExchangeEveryRowOnceInItsKeyGroupsTask(t *testing.T) {
 	for _, b := range out {
 		ids, keys, cons := i64col(b, 0), i64col(b, 1), i32col(b, 3)
 		h := make([]uint32, b.NumRows())
-		HashColumns([]arrow.Array{b.Column(1)}, h)
+		exec.HashColumns([]arrow.Array{b.Column(1)}, h)
 		for i := range ids {
 			seen[ids[i]]++
 			if keys[i] != ids[i]%997 {
@@ -117,11 +119,11 @@ func TestBroadcastEveryConsumerReadsEverything(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	budget := NewMemoryBudget(0)
+	budget := exec.NewMemoryBudget(0)
 	const p = 3
 	probe := &genSource{PerTask: 100, Batch: 50, Keys: 10, Name: "Probe"}
 	build := &genSource{PerTask: 500, Batch: 128, Keys: 10, Name: "Build"}
-	plan := &tagTask{Child: &concatNode{A: probe, B: &Exchange{Kind: BroadcastExchange, Child: build}}}
+	plan := &tagTask{Child: &concatNode{A: probe, B: &shuffle.Exchange{Kind: shuffle.Broadcast, Child: build}}}
 	out, _, err := runToEnd(t, plan, RunConfig{Parallelism: p, Slots: 2, Alloc: mem, Memory: budget})
 	if err != nil {
 		t.Fatal(err)
@@ -159,7 +161,7 @@ func TestGatherRunsOneTask(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	src := &genSource{PerTask: 1000, Batch: 100, Keys: 10}
-	plan := &tagTask{Child: &Exchange{Kind: GatherExchange, Child: src}}
+	plan := &tagTask{Child: &shuffle.Exchange{Kind: shuffle.Gather, Child: src}}
 	out, e, err := runToEnd(t, plan, RunConfig{Parallelism: 4, Slots: 4, Alloc: mem})
 	if err != nil {
 		t.Fatal(err)
@@ -198,7 +200,7 @@ func TestSingleTaskLeafAndBroadcastOnlyStages(t *testing.T) {
 		t.Fatalf("rows %d parallelism %d", rows, e.Graph().Result.Parallelism)
 	}
 	// A stage fed only by a broadcast: one task.
-	plan := &Exchange{Kind: BroadcastExchange, Child: &genSource{PerTask: 10, Batch: 10, Keys: 3}}
+	plan := &shuffle.Exchange{Kind: shuffle.Broadcast, Child: &genSource{PerTask: 10, Batch: 10, Keys: 3}}
 	out, e, err = runToEnd(t, plan, RunConfig{Parallelism: 4, Alloc: mem})
 	if err != nil {
 		t.Fatal(err)
@@ -217,11 +219,11 @@ func TestManyStagesOneSlot(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	var n Node = &genSource{PerTask: 2000, Batch: 300, Keys: 50}
+	var n exec.Node = &genSource{PerTask: 2000, Batch: 300, Keys: 50}
 	for i := 0; i < 6; i++ {
-		n = &Exchange{Kind: HashExchange, Child: n, Keys: []expr.Expr{genKeyCol()}, MaxParallelism: 8}
+		n = &shuffle.Exchange{Kind: shuffle.Hash, Child: n, Keys: []expr.Expr{genKeyCol()}, MaxParallelism: 8}
 	}
-	n = &Exchange{Kind: BroadcastExchange, Child: n}
+	n = &shuffle.Exchange{Kind: shuffle.Broadcast, Child: n}
 	// Result stage: probe source (3 tasks) + broadcast; more tasks than slots.
 	plan := &concatNode{A: &genSource{PerTask: 1, Batch: 1, Keys: 1}, B: n}
 	done := make(chan struct{})
@@ -257,12 +259,12 @@ func TestTaskPanicBecomesInternalError(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	budget := NewMemoryBudget(0)
+	budget := exec.NewMemoryBudget(0)
 	src := &genSource{PerTask: 100000, Batch: 100, Keys: 10, Panic: true, FailTask: 2, FailAt: 3}
-	plan := &Exchange{Kind: HashExchange, Child: src, Keys: []expr.Expr{genKeyCol()}}
+	plan := &shuffle.Exchange{Kind: shuffle.Hash, Child: src, Keys: []expr.Expr{genKeyCol()}}
 	_, _, err := runToEnd(t, plan, RunConfig{Parallelism: 4, Slots: 4, Alloc: mem, Memory: budget})
-	if !errors.Is(err, ErrInternal) {
-		t.Fatalf("want ErrInternal, got %v", err)
+	if !errors.Is(err, exec.ErrInternal) {
+		t.Fatalf("want exec.ErrInternal, got %v", err)
 	}
 	for _, want := range []string{"stage 1 task 2 panicked", "boom in genSource", "goroutine"} {
 		if !strings.Contains(err.Error(), want) {
@@ -278,13 +280,13 @@ func TestTaskErrorCancelsOthers(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	budget := NewMemoryBudget(0)
+	budget := exec.NewMemoryBudget(0)
 	// Tasks 0, 1, 3 never end on their own; task 2 fails at its 5th batch.
 	src := &genSource{Batch: 100, Keys: 10, Infinite: true, Fail: true, FailTask: 2, FailAt: 5}
-	plan := &tagTask{Child: &Exchange{Kind: HashExchange, Child: src, Keys: []expr.Expr{genKeyCol()}}}
+	plan := &tagTask{Child: &shuffle.Exchange{Kind: shuffle.Hash, Child: src, Keys: []expr.Expr{genKeyCol()}}}
 	start := time.Now()
 	_, _, err := runToEnd(t, plan, RunConfig{Parallelism: 4, Slots: 4, Alloc: mem, Memory: budget})
-	if !errors.Is(err, errTestFail) || !errors.Is(err, ErrExecution) {
+	if !errors.Is(err, errTestFail) || !errors.Is(err, exec.ErrExecution) {
 		t.Fatalf("want the injected failure, got %v", err)
 	}
 	if d := time.Since(start); d > 10*time.Second {
@@ -301,7 +303,7 @@ func TestCancelMidRun(t *testing.T) {
 	defer mem.AssertSize(t, 0)
 	src := &genSource{Batch: 100, Keys: 10, Infinite: true}
 	// Both stages run: the first never ends, so cancel while it runs.
-	plan := &Exchange{Kind: HashExchange, Child: src, Keys: []expr.Expr{genKeyCol()}}
+	plan := &shuffle.Exchange{Kind: shuffle.Hash, Child: src, Keys: []expr.Expr{genKeyCol()}}
 	ctx, cancel := context.WithCancel(context.Background())
 	e, err := Run(ctx, plan, RunConfig{Parallelism: 2, Slots: 2, Alloc: mem})
 	if err != nil {
@@ -322,10 +324,10 @@ func TestEarlyCloseOfResult(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	budget := NewMemoryBudget(0)
+	budget := exec.NewMemoryBudget(0)
 	// The result stage reads a finished exchange and an endless source.
 	plan := &concatNode{
-		A: &Exchange{Kind: HashExchange, Child: &genSource{PerTask: 5000, Batch: 500, Keys: 100}, Keys: []expr.Expr{genKeyCol()}},
+		A: &shuffle.Exchange{Kind: shuffle.Hash, Child: &genSource{PerTask: 5000, Batch: 500, Keys: 100}, Keys: []expr.Expr{genKeyCol()}},
 		B: &genSource{Batch: 100, Keys: 10, Infinite: true},
 	}
 	e, err := Run(context.Background(), plan, RunConfig{Parallelism: 3, Slots: 2, Alloc: mem, Memory: budget})
@@ -353,12 +355,12 @@ func TestMemoryBudgetExhaustedByShuffle(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	budget := NewMemoryBudget(64 << 10)
+	budget := exec.NewMemoryBudget(64 << 10)
 	src := &genSource{PerTask: 50000, Batch: 1000, Keys: 1000}
-	plan := &Exchange{Kind: HashExchange, Child: src, Keys: []expr.Expr{genKeyCol()}}
+	plan := &shuffle.Exchange{Kind: shuffle.Hash, Child: src, Keys: []expr.Expr{genKeyCol()}}
 	_, _, err := runToEnd(t, plan, RunConfig{Parallelism: 2, Slots: 2, Alloc: mem, Memory: budget})
-	if !errors.Is(err, ErrResourcesExhausted) || !strings.Contains(err.Error(), "shuffle") {
-		t.Fatalf("want ErrResourcesExhausted from shuffle, got %v", err)
+	if !errors.Is(err, exec.ErrResourcesExhausted) || !strings.Contains(err.Error(), "shuffle") {
+		t.Fatalf("want exec.ErrResourcesExhausted from shuffle, got %v", err)
 	}
 	if budget.Used() != 0 {
 		t.Fatalf("memory still held: %d", budget.Used())
@@ -368,13 +370,13 @@ func TestMemoryBudgetExhaustedByShuffle(t *testing.T) {
 func TestParallelismAboveKeyGroupsIsAnError(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	src := &genSource{PerTask: 10, Batch: 10, Keys: 10}
-	plan := &Exchange{Kind: HashExchange, Child: src, Keys: []expr.Expr{genKeyCol()}, MaxParallelism: 4}
+	plan := &shuffle.Exchange{Kind: shuffle.Hash, Child: src, Keys: []expr.Expr{genKeyCol()}, MaxParallelism: 4}
 	_, _, err := runToEnd(t, plan, RunConfig{Parallelism: 8, Slots: 2})
-	if !errors.Is(err, ErrPlan) || !strings.Contains(err.Error(), "parallelism 8 is above the max parallelism (number of key groups) 4") {
+	if !errors.Is(err, exec.ErrPlan) || !strings.Contains(err.Error(), "parallelism 8 is above the max parallelism (number of key groups) 4") {
 		t.Fatalf("got %v", err)
 	}
-	_, err = Run(context.Background(), &Exchange{Kind: HashExchange, Child: src, Keys: []expr.Expr{genKeyCol()}, MaxParallelism: 40000}, RunConfig{})
-	if !errors.Is(err, ErrPlan) {
+	_, err = Run(context.Background(), &shuffle.Exchange{Kind: shuffle.Hash, Child: src, Keys: []expr.Expr{genKeyCol()}, MaxParallelism: 40000}, RunConfig{})
+	if !errors.Is(err, exec.ErrPlan) {
 		t.Fatalf("max parallelism 40000: got %v", err)
 	}
 }

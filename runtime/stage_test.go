@@ -1,4 +1,4 @@
-package exec
+package runtime
 
 import (
 	"context"
@@ -9,18 +9,20 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"go.uber.org/goleak"
 
+	"github.com/fsql-dev/fsql/exec"
 	"github.com/fsql-dev/fsql/exec/expr"
+	"github.com/fsql-dev/fsql/shuffle"
 )
 
-func TestBuildStagesShapes(t *testing.T) {
+func TestBuildJobGraphShapes(t *testing.T) {
 	a := &genSource{Name: "A"}
 	b := &genSource{Name: "B"}
-	exA := &Exchange{Kind: HashExchange, Child: a, Keys: []expr.Expr{genKeyCol()}}
-	exB := &Exchange{Kind: BroadcastExchange, Child: b}
+	exA := &shuffle.Exchange{Kind: shuffle.Hash, Child: a, Keys: []expr.Expr{genKeyCol()}}
+	exB := &shuffle.Exchange{Kind: shuffle.Broadcast, Child: b}
 	// exA is read twice (one stage, two reads); exB once, below a gather.
-	gather := &Exchange{Kind: GatherExchange, Child: &concatNode{A: exA, B: exB}}
+	gather := &shuffle.Exchange{Kind: shuffle.Gather, Child: &concatNode{A: exA, B: exB}}
 	root := &concatNode{A: gather, B: exA}
-	g, err := BuildStages(root)
+	g, err := BuildJobGraph(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +45,7 @@ func TestBuildStagesShapes(t *testing.T) {
 	if !needsSingleTask(sr) || needsSingleTask(sa) || needsSingleTask(sg) {
 		t.Fatal("single-task decisions wrong")
 	}
-	if _, err := BuildStages(nil); !errors.Is(err, ErrInternal) {
+	if _, err := BuildJobGraph(nil); !errors.Is(err, exec.ErrInternal) {
 		t.Fatalf("nil plan: %v", err)
 	}
 }
@@ -55,13 +57,13 @@ func TestSharedExchangeAndDependsOn(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	budget := NewMemoryBudget(0)
+	budget := exec.NewMemoryBudget(0)
 	first := &genSource{PerTask: 100, Batch: 10, Keys: 5, Name: "First"}
 	second := &genSource{PerTask: 200, Batch: 10, Keys: 5, Name: "Second"}
-	shared := &Exchange{Kind: HashExchange, Child: first, Keys: []expr.Expr{genKeyCol()}, MaxParallelism: 8}
-	left := &Exchange{Kind: GatherExchange, Child: &concatNode{A: shared, B: second}}
+	shared := &shuffle.Exchange{Kind: shuffle.Hash, Child: first, Keys: []expr.Expr{genKeyCol()}, MaxParallelism: 8}
+	left := &shuffle.Exchange{Kind: shuffle.Gather, Child: &concatNode{A: shared, B: second}}
 	root := &concatNode{A: left, B: shared}
-	g, err := BuildStages(root)
+	g, err := BuildJobGraph(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +73,7 @@ func TestSharedExchangeAndDependsOn(t *testing.T) {
 	}
 	// A cycle is refused before anything runs.
 	sFirst.DependsOn = []*Stage{sLeft}
-	if _, err := RunGraph(context.Background(), g, RunConfig{Alloc: mem}); !errors.Is(err, ErrPlan) {
+	if _, err := RunGraph(context.Background(), g, RunConfig{Alloc: mem}); !errors.Is(err, exec.ErrPlan) {
 		t.Fatalf("cycle: %v", err)
 	}
 	sFirst.DependsOn = nil
@@ -99,7 +101,7 @@ func TestSharedExchangeAndDependsOn(t *testing.T) {
 	if budget.Used() != 0 {
 		t.Fatalf("shuffle memory held: %d", budget.Used())
 	}
-	if _, err := RunGraph(context.Background(), g, RunConfig{}); !errors.Is(err, ErrInternal) {
+	if _, err := RunGraph(context.Background(), g, RunConfig{}); !errors.Is(err, exec.ErrInternal) {
 		t.Fatalf("rerun of a graph: %v", err)
 	}
 }
@@ -113,10 +115,10 @@ func TestDependsOnOrdersStages(t *testing.T) {
 	collector := &genSource{PerTask: 100, Batch: 10, Keys: 5, Name: "Collector"}
 	scan := &genSource{PerTask: 100, Batch: 10, Keys: 5, Name: "Scan"}
 	root := &concatNode{
-		A: &Exchange{Kind: BroadcastExchange, Child: collector},
-		B: &Exchange{Kind: HashExchange, Child: scan, Keys: []expr.Expr{genKeyCol()}},
+		A: &shuffle.Exchange{Kind: shuffle.Broadcast, Child: collector},
+		B: &shuffle.Exchange{Kind: shuffle.Hash, Child: scan, Keys: []expr.Expr{genKeyCol()}},
 	}
-	g, err := BuildStages(root)
+	g, err := BuildJobGraph(root)
 	if err != nil {
 		t.Fatal(err)
 	}

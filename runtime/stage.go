@@ -1,10 +1,14 @@
-package exec
+package runtime
 
 import (
 	"context"
 	"fmt"
 	"sync/atomic"
 	"time"
+
+	"github.com/fsql-dev/fsql/exec"
+	"github.com/fsql-dev/fsql/runtime/policy"
+	"github.com/fsql-dev/fsql/shuffle"
 )
 
 // Stage is a piece of the plan between exchanges, run as Parallelism
@@ -15,12 +19,12 @@ type Stage struct {
 	ID int
 	// Root is the top node the stage runs: the child of Output, or the
 	// plan root for the result stage.
-	Root Node
+	Root exec.Node
 	// Output is the exchange the stage writes; nil for the result stage.
-	Output *Exchange
+	Output *shuffle.Exchange
 	// Inputs are the exchanges the stage reads, in plan order;
 	// Producers[i] is the stage writing Inputs[i].
-	Inputs    []*Exchange
+	Inputs    []*shuffle.Exchange
 	Producers []*Stage
 	// DependsOn are extra ordering edges: the stage starts only after
 	// these finished, though it reads nothing from them (so a dynamic
@@ -35,15 +39,15 @@ type Stage struct {
 	Start, End  time.Time
 	// OutBuffer is the output exchange's buffer (nil for the result stage);
 	// after the run its batches are gone but its counters remain.
-	OutBuffer *ExchangeBuffer
+	OutBuffer *shuffle.Buffer
 	// Decision is why the stage got its parallelism; TaskBytes the input
 	// bytes of each task when the scheduler balanced key-group ranges by
 	// bytes (broadcast inputs included); SkewSplits the key groups split
 	// across tasks; Switch, when set, describes the run-time broadcast
 	// switch of the stage's join. All for EXPLAIN ANALYZE.
-	Decision   *ParallelismDecision
+	Decision   *policy.ParallelismDecision
 	TaskBytes  []int64
-	SkewSplits []SkewSplit
+	SkewSplits []policy.SkewSplit
 	Switch     string
 
 	rows, bytes atomic.Int64 // produced by all tasks
@@ -85,7 +89,7 @@ type Attempt struct {
 
 // JobGraph is a plan cut into stages.
 type JobGraph struct {
-	// Stages as BuildStages cut them: producers before consumers, the
+	// Stages as BuildJobGraph cut them: producers before consumers, the
 	// result stage last. Edges added later (DependsOn) need not follow
 	// this order.
 	Stages []*Stage
@@ -93,19 +97,20 @@ type JobGraph struct {
 	Result *Stage
 }
 
-// BuildStages cuts the physical plan at its Exchange nodes. An Exchange
+// BuildJobGraph cuts the physical plan at its Exchange nodes. An Exchange
 // reached twice (the same pointer) is one stage read by several stages.
-func BuildStages(root Node) (*JobGraph, error) {
+// Dynamic-filter consumers get ordering edges to their collectors' stages
+// (see addOrderEdges).
+func BuildJobGraph(root exec.Node) (*JobGraph, error) {
 	if root == nil {
-		return nil, fmt.Errorf("%w: no plan to run", ErrInternal)
+		return nil, fmt.Errorf("%w: no plan to run", exec.ErrInternal)
 	}
-	b := &stageBuilder{g: &JobGraph{}, byExchange: map[*Exchange]*Stage{}}
+	b := &stageBuilder{g: &JobGraph{}, byExchange: map[*shuffle.Exchange]*Stage{}}
 	res, err := b.stage(root, nil, 0)
 	if err != nil {
 		return nil, err
 	}
 	b.g.Result = res
-	// OrderEnforce nodes become DependsOn edges (dynamic filters).
 	if err := addOrderEdges(b.g); err != nil {
 		return nil, err
 	}
@@ -114,27 +119,27 @@ func BuildStages(root Node) (*JobGraph, error) {
 
 type stageBuilder struct {
 	g          *JobGraph
-	byExchange map[*Exchange]*Stage
+	byExchange map[*shuffle.Exchange]*Stage
 }
 
 // maxPlanDepth guards against cyclic "trees" built by mistake.
 const maxPlanDepth = 10000
 
-func (b *stageBuilder) stage(root Node, out *Exchange, depth int) (*Stage, error) {
+func (b *stageBuilder) stage(root exec.Node, out *shuffle.Exchange, depth int) (*Stage, error) {
 	st := &Stage{Root: root, Output: out}
-	var walk func(n Node, d int) error
-	walk = func(n Node, d int) error {
+	var walk func(n exec.Node, d int) error
+	walk = func(n exec.Node, d int) error {
 		if d > maxPlanDepth {
-			return fmt.Errorf("%w: plan deeper than %d nodes (a cycle?)", ErrInternal, maxPlanDepth)
+			return fmt.Errorf("%w: plan deeper than %d nodes (a cycle?)", exec.ErrInternal, maxPlanDepth)
 		}
 		if n == nil {
-			return fmt.Errorf("%w: nil node in plan", ErrInternal)
+			return fmt.Errorf("%w: nil node in plan", exec.ErrInternal)
 		}
 		// Every Exchange met is an input of this stage: a stage's root is
 		// never its own output exchange.
-		if ex, ok := n.(*Exchange); ok {
+		if ex, ok := n.(*shuffle.Exchange); ok {
 			if ex.Child == nil {
-				return fmt.Errorf("%w: %s has no child", ErrInternal, ex)
+				return fmt.Errorf("%w: %s has no child", exec.ErrInternal, ex)
 			}
 			prod, seen := b.byExchange[ex]
 			if !seen {
@@ -172,11 +177,11 @@ func (g *JobGraph) check() error {
 	for _, st := range g.Stages {
 		in[st] = true
 		if st.Parallelism != 0 || len(st.Tasks) != 0 {
-			return fmt.Errorf("%w: stage %d already ran; cut the plan again to rerun it", ErrInternal, st.ID)
+			return fmt.Errorf("%w: stage %d already ran; cut the plan again to rerun it", exec.ErrInternal, st.ID)
 		}
 	}
 	if !in[g.Result] {
-		return fmt.Errorf("%w: the result stage is not in the job graph", ErrInternal)
+		return fmt.Errorf("%w: the result stage is not in the job graph", exec.ErrInternal)
 	}
 	const (
 		visiting = 1
@@ -187,12 +192,12 @@ func (g *JobGraph) check() error {
 	visit = func(st *Stage) error {
 		switch state[st] {
 		case visiting:
-			return fmt.Errorf("%w: stage %d depends on itself through its inputs and dependencies", ErrPlan, st.ID)
+			return fmt.Errorf("%w: stage %d depends on itself through its inputs and dependencies", exec.ErrPlan, st.ID)
 		case done:
 			return nil
 		}
 		if !in[st] {
-			return fmt.Errorf("%w: stage %d is not in the job graph", ErrInternal, st.ID)
+			return fmt.Errorf("%w: stage %d is not in the job graph", exec.ErrInternal, st.ID)
 		}
 		state[st] = visiting
 		for _, p := range append(append([]*Stage{}, st.Producers...), st.DependsOn...) {
@@ -226,85 +231,104 @@ func (s *Stage) ready(finished map[*Stage]bool) bool {
 	return true
 }
 
-// singleTasker is implemented by leaf nodes whose rows must not be split
-// across tasks (constant relations): a stage holding one runs as one task.
-type singleTasker interface {
-	SingleTask() bool
+// walkStage visits the nodes of one stage: it does not descend below an
+// Exchange, whose child belongs to the producer stage.
+func walkStage(n exec.Node, visit func(exec.Node)) {
+	if n == nil {
+		return
+	}
+	visit(n)
+	if _, ok := n.(*shuffle.Exchange); ok {
+		return
+	}
+	for _, c := range n.Children() {
+		walkStage(c, visit)
+	}
 }
 
 // needsSingleTask reports whether stage s must run as one task: it reads a
-// gather exchange, holds a constant relation (Values), or has no input
-// that is split among tasks (only broadcast inputs and constants), where
-// more tasks would only repeat rows.
+// gather exchange, holds a constant relation (a SingleTasker leaf), or has
+// no input that is split among tasks (only broadcast inputs and
+// constants), where more tasks would only repeat rows.
 func needsSingleTask(s *Stage) bool {
 	for _, in := range s.Inputs {
-		if in.Kind == GatherExchange {
+		if in.Kind == shuffle.Gather {
 			return true
 		}
 	}
 	single, split := false, false
-	var walk func(n Node)
-	walk = func(n Node) {
-		if ex, ok := n.(*Exchange); ok {
-			if ex.Kind == HashExchange {
+	walkStage(s.Root, func(n exec.Node) {
+		if ex, ok := n.(*shuffle.Exchange); ok {
+			if ex.Kind == shuffle.Hash {
 				split = true
 			}
 			return
 		}
-		kids := n.Children()
-		if len(kids) == 0 {
-			if isConstantLeaf(n) {
-				single = true
-			} else {
-				split = true // a scan takes its share of the splits
-			}
+		if len(n.Children()) > 0 {
+			return
 		}
-		for _, c := range kids {
-			walk(c)
+		if st, ok := n.(exec.SingleTasker); ok && st.SingleTask() {
+			single = true
+		} else {
+			split = true // a scan takes its share of the splits
 		}
-	}
-	walk(s.Root)
+	})
 	return single || !split
 }
 
-// isConstantLeaf reports whether leaf n yields the same rows whatever the
-// task, which it says through SingleTask (Values does).
-func isConstantLeaf(n Node) bool {
-	st, ok := n.(singleTasker)
-	return ok && st.SingleTask()
-}
-
-// StageInputStats is what a stage's producers wrote, handed to
-// decideParallelism when the stage is scheduled.
-type StageInputStats struct {
-	Buffers []*ExchangeBuffer // one per Stage.Inputs entry
-}
-
-// Bytes is the total input size of the stage.
-func (s StageInputStats) Bytes() int64 {
-	var n int64
-	for _, b := range s.Buffers {
-		n += b.TotalBytes()
+// stageInput adds up what decides stage s's parallelism: its inputs'
+// bytes as producers wrote them, and what its sized sources will read.
+func stageInput(ctx context.Context, s *Stage, bufs []*shuffle.Buffer, tc *exec.TaskContext) (policy.ParallelismInput, error) {
+	in := policy.ParallelismInput{Single: needsSingleTask(s)}
+	for i, ex := range s.Inputs {
+		b := bufs[i]
+		if b == nil {
+			continue
+		}
+		switch ex.Kind {
+		case shuffle.Hash:
+			in.Bytes += b.TotalBytes()
+			in.KeyGroups = b.Subpartitions
+		case shuffle.Broadcast:
+			in.BroadcastBytes += b.TotalBytes()
+		default:
+			in.Bytes += b.TotalBytes()
+		}
 	}
-	return n
+	var err error
+	walkStage(s.Root, func(n exec.Node) {
+		src, ok := n.(exec.SizedSource)
+		if !ok || err != nil {
+			return
+		}
+		nb, nf, e := src.SourceSize(ctx, tc)
+		if e != nil {
+			err = e
+			return
+		}
+		in.Bytes += nb
+		in.Files += nf
+	})
+	return in, err
 }
 
 // decideParallelism picks a stage's task count when it is scheduled, after
 // its inputs are complete, and records why on s.Decision. Adaptive: from
-// the bytes its producers wrote or the files it scans (DecideParallelism);
-// otherwise the run's fixed parallelism. Either way 1 where more tasks
-// would repeat rows.
-func decideParallelism(ctx context.Context, s *Stage, inputs StageInputStats, cfg *RunConfig) (int, error) {
-	var in ParallelismInput
+// the bytes its producers wrote or the files it scans
+// (policy.DecideParallelism); otherwise the run's fixed parallelism.
+// Either way 1 where more tasks would repeat rows.
+func decideParallelism(ctx context.Context, s *Stage, bufs []*shuffle.Buffer, cfg *RunConfig) (int, error) {
+	var in policy.ParallelismInput
 	if cfg.Adaptive.Enabled {
+		tc := &exec.TaskContext{Alloc: cfg.Alloc, Memory: cfg.Memory, Stage: s.ID}
 		var err error
-		if in, err = stageInput(ctx, s, inputs.Buffers); err != nil {
+		if in, err = stageInput(ctx, s, bufs, tc); err != nil {
 			return 0, err
 		}
 	} else {
 		in.Single = needsSingleTask(s)
 	}
-	d := DecideParallelism(in, cfg.Adaptive, cfg.Parallelism)
+	d := policy.DecideParallelism(in, cfg.Adaptive, cfg.Parallelism)
 	s.Decision = &d
 	return d.Parallelism, nil
 }

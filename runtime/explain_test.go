@@ -1,4 +1,4 @@
-package exec
+package runtime
 
 import (
 	"context"
@@ -11,15 +11,17 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"go.uber.org/goleak"
 
+	"github.com/fsql-dev/fsql/exec"
 	"github.com/fsql-dev/fsql/exec/expr"
+	"github.com/fsql-dev/fsql/shuffle"
 )
 
-func explainPlan() (root Node, hashSrc, bcastSrc Node) {
+func explainPlan() (root exec.Node, hashSrc, bcastSrc exec.Node) {
 	hashSrc = &genSource{PerTask: 100, Batch: 10, Keys: 7, Name: "Facts"}
 	bcastSrc = &genSource{PerTask: 5, Batch: 5, Keys: 7, Name: "Dims"}
 	root = &tagTask{Child: &concatNode{
-		A: &Exchange{Kind: HashExchange, Child: hashSrc, Keys: []expr.Expr{genKeyCol()}, MaxParallelism: 16},
-		B: &Exchange{Kind: BroadcastExchange, Child: bcastSrc},
+		A: &shuffle.Exchange{Kind: shuffle.Hash, Child: hashSrc, Keys: []expr.Expr{genKeyCol()}, MaxParallelism: 16},
+		B: &shuffle.Exchange{Kind: shuffle.Broadcast, Child: bcastSrc},
 	}}
 	return root, hashSrc, bcastSrc
 }
@@ -46,14 +48,14 @@ Stage 1 (parallelism decided at run time) -> hash [key] by key group, 16 key gro
 // fixed, then checks it byte for byte.
 func TestExplainAnalyzeGolden(t *testing.T) {
 	root, facts, dims := explainPlan()
-	g, err := BuildStages(root)
+	g, err := BuildJobGraph(root)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t0 := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i, st := range g.Stages {
 		st.Parallelism = 2
-		if st.Output != nil && st.Output.Kind == BroadcastExchange {
+		if st.Output != nil && st.Output.Kind == shuffle.Broadcast {
 			st.Parallelism = 1
 		}
 		st.Start, st.End = t0, t0.Add(time.Duration(i+1)*1500*time.Microsecond)
@@ -65,8 +67,8 @@ func TestExplainAnalyzeGolden(t *testing.T) {
 		st.rows.Store(int64(100 * (i + 1)))
 		st.bytes.Store(int64(3000 * (i + 1)))
 	}
-	stats := NewQueryStats()
-	set := func(n Node, rows, batches, bytes int64, d time.Duration) {
+	stats := exec.NewQueryStats()
+	set := func(n exec.Node, rows, batches, bytes int64, d time.Duration) {
 		s := stats.For(n)
 		s.Rows.Store(rows)
 		s.Batches.Store(batches)
@@ -104,7 +106,7 @@ func TestExplainAfterRun(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	root, _, _ := explainPlan()
-	stats := NewQueryStats()
+	stats := exec.NewQueryStats()
 	e, err := Run(context.Background(), root, RunConfig{Parallelism: 2, Slots: 2, Alloc: mem, Stats: stats})
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package exec
+package runtime
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/fsql-dev/fsql/exec"
 )
 
 // Test-only nodes for the scheduler and exchange tests.
@@ -33,7 +34,7 @@ type genSource struct {
 }
 
 func (g *genSource) Schema() *arrow.Schema { return genSchema }
-func (g *genSource) Children() []Node      { return nil }
+func (g *genSource) Children() []exec.Node { return nil }
 func (g *genSource) String() string {
 	if g.Name != "" {
 		return g.Name
@@ -41,13 +42,13 @@ func (g *genSource) String() string {
 	return fmt.Sprintf("Gen(%d rows/task)", g.PerTask)
 }
 func (g *genSource) SingleTask() bool { return g.Single }
-func (g *genSource) Open(tc *TaskContext, _ []Stream) (Stream, error) {
+func (g *genSource) Open(tc *exec.TaskContext, _ []exec.Stream) (exec.Stream, error) {
 	return &genStream{g: g, tc: tc, next: int64(tc.Task * g.PerTask), end: int64((tc.Task + 1) * g.PerTask)}, nil
 }
 
 type genStream struct {
 	g         *genSource
-	tc        *TaskContext
+	tc        *exec.TaskContext
 	next, end int64
 	batches   int
 	closed    bool
@@ -66,7 +67,7 @@ func (s *genStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		if s.g.Panic {
 			panic("boom in genSource")
 		}
-		return nil, fmt.Errorf("%w: %w", ErrExecution, errTestFail)
+		return nil, fmt.Errorf("%w: %w", exec.ErrExecution, errTestFail)
 	}
 	s.batches++
 	n := int64(s.g.Batch)
@@ -97,23 +98,23 @@ func (s *genStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 func (s *genStream) Close() { s.closed = true }
 
 // tagTask appends the consumer task's index as column "consumer".
-type tagTask struct{ Child Node }
+type tagTask struct{ Child exec.Node }
 
 func (t *tagTask) Schema() *arrow.Schema {
 	fs := append([]arrow.Field{}, t.Child.Schema().Fields()...)
 	fs = append(fs, arrow.Field{Name: "consumer", Type: arrow.PrimitiveTypes.Int32})
 	return arrow.NewSchema(fs, nil)
 }
-func (t *tagTask) Children() []Node { return []Node{t.Child} }
-func (t *tagTask) String() string   { return "TagTask" }
-func (t *tagTask) Open(tc *TaskContext, in []Stream) (Stream, error) {
+func (t *tagTask) Children() []exec.Node { return []exec.Node{t.Child} }
+func (t *tagTask) String() string        { return "TagTask" }
+func (t *tagTask) Open(tc *exec.TaskContext, in []exec.Stream) (exec.Stream, error) {
 	return &tagStream{n: t, tc: tc, in: in[0]}, nil
 }
 
 type tagStream struct {
 	n  *tagTask
-	tc *TaskContext
-	in Stream
+	tc *exec.TaskContext
+	in exec.Stream
 }
 
 func (s *tagStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
@@ -137,17 +138,17 @@ func (s *tagStream) Close() { s.in.Close() }
 
 // concatNode emits all of its first child, then all of its second (a
 // UNION ALL stand-in).
-type concatNode struct{ A, B Node }
+type concatNode struct{ A, B exec.Node }
 
 func (c *concatNode) Schema() *arrow.Schema { return c.A.Schema() }
-func (c *concatNode) Children() []Node      { return []Node{c.A, c.B} }
+func (c *concatNode) Children() []exec.Node { return []exec.Node{c.A, c.B} }
 func (c *concatNode) String() string        { return "Concat" }
-func (c *concatNode) Open(_ *TaskContext, in []Stream) (Stream, error) {
+func (c *concatNode) Open(_ *exec.TaskContext, in []exec.Stream) (exec.Stream, error) {
 	return &concatStream{in: in}, nil
 }
 
 type concatStream struct {
-	in []Stream
+	in []exec.Stream
 	i  int
 }
 

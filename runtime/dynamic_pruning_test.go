@@ -1,4 +1,4 @@
-package exec_test
+package runtime_test
 
 import (
 	"context"
@@ -20,6 +20,8 @@ import (
 	"github.com/fsql-dev/fsql/exec"
 	"github.com/fsql-dev/fsql/exec/expr"
 	"github.com/fsql-dev/fsql/pruning"
+	"github.com/fsql-dev/fsql/runtime"
+	"github.com/fsql-dev/fsql/shuffle"
 )
 
 // These tests run the real coordinator (package pruning), hence the
@@ -102,8 +104,8 @@ func dppPlan(tb *hive.Table, dim exec.Node, factCol int, coord *pruning.Coordina
 	factKey := expr.NewColumn(0, tb.Schema.Field(factCol).Type, name)
 	root = &exec.HashJoin{
 		Type:      exec.SemiJoin,
-		Build:     &exec.Exchange{Kind: exec.HashExchange, Child: coll, Keys: []expr.Expr{dimKey}, MaxParallelism: 8},
-		Probe:     &exec.Exchange{Kind: exec.HashExchange, Child: &exec.OrderEnforce{Child: scan, After: []*exec.DynamicFilterDataCollector{coll}}, Keys: []expr.Expr{factKey}, MaxParallelism: 8},
+		Build:     &shuffle.Exchange{Kind: shuffle.Hash, Child: coll, Keys: []expr.Expr{dimKey}, MaxParallelism: 8},
+		Probe:     &shuffle.Exchange{Kind: shuffle.Hash, Child: &exec.OrderEnforce{Child: scan, After: []*exec.DynamicFilterDataCollector{coll}}, Keys: []expr.Expr{factKey}, MaxParallelism: 8},
 		BuildKeys: []expr.Expr{dimKey},
 		ProbeKeys: []expr.Expr{factKey},
 	}
@@ -111,9 +113,9 @@ func dppPlan(tb *hive.Table, dim exec.Node, factCol int, coord *pruning.Coordina
 }
 
 // runAll runs root and returns the values of result column 1 ("v").
-func runAll(t *testing.T, root exec.Node, mem memory.Allocator, stats *exec.QueryStats) ([]string, *exec.JobGraph) {
+func runAll(t *testing.T, root exec.Node, mem memory.Allocator, stats *exec.QueryStats) ([]string, *runtime.JobGraph) {
 	t.Helper()
-	e, err := exec.Run(context.Background(), root, exec.RunConfig{Parallelism: 2, Slots: 2, Alloc: mem, Stats: stats})
+	e, err := runtime.Run(context.Background(), root, runtime.RunConfig{Parallelism: 2, Slots: 2, Alloc: mem, Stats: stats})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +150,7 @@ func TestDynamicPartitionPruningRun(t *testing.T) {
 	coord := pruning.NewCoordinator(pruning.CoordinatorConfig{})
 	root, scan, _ := dppPlan(tb, dimValues(arrow.PrimitiveTypes.Int32, int32(2), int32(5), nil, int32(9)), factDay, coord)
 
-	plan := exec.Explain(root, nil, nil)
+	plan := runtime.Explain(root, nil, nil)
 	for _, want := range []string{
 		"Stage 2 (parallelism decided at run time) -> hash [day] by key group, 8 key groups waits for Stage 1 (dynamic filter)",
 		"OrderEnforce(after collector 1)",
@@ -188,7 +190,7 @@ func TestDynamicPartitionPruningRun(t *testing.T) {
 	if _, ok := notes["filter_wait_ns"]; !ok {
 		t.Fatalf("no filter wait noted: %v", notes)
 	}
-	analyze := exec.Explain(root, stats, g)
+	analyze := runtime.Explain(root, stats, g)
 	for _, want := range []string{"ledger: partitions 2/7, files 2/7, row groups 8/28, rows 400/400 kept, bytes ", "filter wait ", "collector 1 keys 3"} {
 		if !strings.Contains(analyze, want) {
 			t.Errorf("EXPLAIN ANALYZE lacks %q:\n%s", want, analyze)
@@ -266,35 +268,35 @@ func TestDynamicPruningErrors(t *testing.T) {
 
 	// Collector and OrderEnforce in one stage.
 	same := &exec.UnionAll{Inputs: []exec.Node{coll, &exec.OrderEnforce{Child: coll, After: []*exec.DynamicFilterDataCollector{coll}}}}
-	if _, err := exec.BuildStages(same); !errors.Is(err, exec.ErrPlan) {
+	if _, err := runtime.BuildJobGraph(same); !errors.Is(err, exec.ErrPlan) {
 		t.Fatalf("same stage: %v", err)
 	}
 	// A collector that is not in the plan.
 	other := &exec.DynamicFilterDataCollector{ID: 7, Child: coll.Child, Keys: coll.Keys, Sink: coord.Collector(7)}
-	if _, err := exec.BuildStages(&exec.OrderEnforce{Child: scan, After: []*exec.DynamicFilterDataCollector{other}}); !errors.Is(err, exec.ErrPlan) {
+	if _, err := runtime.BuildJobGraph(&exec.OrderEnforce{Child: scan, After: []*exec.DynamicFilterDataCollector{other}}); !errors.Is(err, exec.ErrPlan) {
 		t.Fatalf("missing collector: %v", err)
 	}
 	// A dynamic scan that does not wait for its collector is refused at
 	// the cut, not left to scheduling luck.
 	noWait := &exec.HashJoin{
 		Type:      exec.SemiJoin,
-		Build:     &exec.Exchange{Kind: exec.HashExchange, Child: coll, Keys: coll.Keys, MaxParallelism: 8},
-		Probe:     &exec.Exchange{Kind: exec.HashExchange, Child: scan, Keys: []expr.Expr{expr.NewColumn(0, arrow.PrimitiveTypes.Int32, "day")}, MaxParallelism: 8},
+		Build:     &shuffle.Exchange{Kind: shuffle.Hash, Child: coll, Keys: coll.Keys, MaxParallelism: 8},
+		Probe:     &shuffle.Exchange{Kind: shuffle.Hash, Child: scan, Keys: []expr.Expr{expr.NewColumn(0, arrow.PrimitiveTypes.Int32, "day")}, MaxParallelism: 8},
 		BuildKeys: coll.Keys,
 		ProbeKeys: []expr.Expr{expr.NewColumn(0, arrow.PrimitiveTypes.Int32, "day")},
 	}
-	if _, err := exec.BuildStages(noWait); !errors.Is(err, exec.ErrPlan) || !strings.Contains(err.Error(), "does not wait") {
+	if _, err := runtime.BuildJobGraph(noWait); !errors.Is(err, exec.ErrPlan) || !strings.Contains(err.Error(), "does not wait") {
 		t.Fatalf("scan without OrderEnforce: %v", err)
 	}
 	// A broadcast build read by the scan's own stage already orders them.
 	bcast := &exec.HashJoin{
 		Type:      exec.SemiJoin,
-		Build:     &exec.Exchange{Kind: exec.BroadcastExchange, Child: coll},
+		Build:     &shuffle.Exchange{Kind: shuffle.Broadcast, Child: coll},
 		Probe:     scan,
 		BuildKeys: coll.Keys,
 		ProbeKeys: []expr.Expr{expr.NewColumn(0, arrow.PrimitiveTypes.Int32, "day")},
 	}
-	if _, err := exec.BuildStages(bcast); err != nil {
+	if _, err := runtime.BuildJobGraph(bcast); err != nil {
 		t.Fatalf("broadcast build: %v", err)
 	}
 	// The full plan still runs.
@@ -313,124 +315,4 @@ func sortedCopy(s []string) []string {
 		}
 	}
 	return out
-}
-
-// recordingSink counts what a collector hands over.
-type recordingSink struct {
-	rows, finishes int
-	addErr         error
-}
-
-func (s *recordingSink) Add(task, p int, keys []arrow.Array) error {
-	s.rows += keys[0].Len()
-	return s.addErr
-}
-func (s *recordingSink) Finish(task, p int) error { s.finishes++; return nil }
-
-// failAfter emits its child's first batch, then fails.
-type failAfter struct{ exec.Node }
-
-func (f failAfter) Children() []exec.Node { return []exec.Node{f.Node} }
-func (f failAfter) Open(tc *exec.TaskContext, in []exec.Stream) (exec.Stream, error) {
-	return &failStream{in: in[0]}, nil
-}
-
-type failStream struct {
-	in   exec.Stream
-	sent bool
-}
-
-func (s *failStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
-	if s.sent {
-		return nil, fmt.Errorf("%w: boom", exec.ErrExecution)
-	}
-	s.sent = true
-	return s.in.Next(ctx)
-}
-func (s *failStream) Close() { s.in.Close() }
-
-// TestCollectorStream: batches pass through unchanged, Finish comes once
-// at the end of input and never after an error.
-func TestCollectorStream(t *testing.T) {
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
-	dim := dimValues(arrow.PrimitiveTypes.Int64, int64(1), int64(2), nil)
-	key := []expr.Expr{expr.NewColumn(0, arrow.PrimitiveTypes.Int64, "k")}
-	open := func(n exec.Node) exec.Stream {
-		t.Helper()
-		var inputs []exec.Stream
-		for _, c := range n.Children() {
-			s, err := c.Open(&exec.TaskContext{Alloc: mem, Parallelism: 1}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			inputs = append(inputs, s)
-		}
-		s, err := n.Open(&exec.TaskContext{Alloc: mem, Parallelism: 1}, inputs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
-	sink := &recordingSink{}
-	c := &exec.DynamicFilterDataCollector{ID: 2, Child: dim, Keys: key, Sink: sink}
-	if !c.Schema().Equal(dim.Schema()) || c.String() != "DynamicFilterDataCollector(id=2, keys [k])" {
-		t.Fatalf("schema %s, String %q", c.Schema(), c)
-	}
-	s := open(c)
-	rows := 0
-	for {
-		b, err := s.Next(context.Background())
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		rows += int(b.NumRows())
-		b.Release()
-	}
-	if _, err := s.Next(context.Background()); !errors.Is(err, io.EOF) {
-		t.Fatal(err)
-	}
-	s.Close()
-	if rows != 3 || sink.rows != 3 || sink.finishes != 1 {
-		t.Fatalf("rows %d, sink rows %d, finishes %d", rows, sink.rows, sink.finishes)
-	}
-
-	// A failing input: no Finish.
-	sink = &recordingSink{}
-	fc := &exec.DynamicFilterDataCollector{ID: 2, Keys: key, Sink: sink}
-	fc.Child = failAfter{dim}
-	s = func() exec.Stream {
-		in, err := fc.Child.Open(nil, []exec.Stream{open(dim)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := fc.Open(&exec.TaskContext{Alloc: mem, Parallelism: 1}, []exec.Stream{in})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out
-	}()
-	b, err := s.Next(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.Release()
-	if _, err := s.Next(context.Background()); !errors.Is(err, exec.ErrExecution) {
-		t.Fatalf("want the input's error, got %v", err)
-	}
-	s.Close()
-	if sink.finishes != 0 {
-		t.Fatal("Finish after an error")
-	}
-
-	// A sink error fails the stream with the batch released.
-	sink = &recordingSink{addErr: errors.New("full")}
-	s = open(&exec.DynamicFilterDataCollector{ID: 3, Child: dim, Keys: key, Sink: sink})
-	if _, err := s.Next(context.Background()); !errors.Is(err, exec.ErrExecution) || !strings.Contains(err.Error(), "collector 3") {
-		t.Fatalf("sink error: %v", err)
-	}
-	s.Close()
 }

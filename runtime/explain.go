@@ -1,10 +1,14 @@
-package exec
+package runtime
 
 import (
 	"fmt"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/fsql-dev/fsql/exec"
+	"github.com/fsql-dev/fsql/runtime/policy"
+	"github.com/fsql-dev/fsql/shuffle"
 )
 
 // Explain renders the plan as an indented tree per stage, the result stage
@@ -13,15 +17,15 @@ import (
 // after the run) every operator shows its rows, batches, bytes, time and
 // notes, and every stage its tasks, time and output. The output is
 // deterministic for the same plan and counters.
-func Explain(root Node, stats *QueryStats, graph *JobGraph) string {
+func Explain(root exec.Node, stats *exec.QueryStats, graph *JobGraph) string {
 	if graph == nil {
-		g, err := BuildStages(root)
+		g, err := BuildJobGraph(root)
 		if err != nil {
 			return fmt.Sprintf("cannot cut the plan into stages: %v\n", err)
 		}
 		graph = g
 	}
-	producer := map[*Exchange]*Stage{}
+	producer := map[*shuffle.Exchange]*Stage{}
 	for _, st := range graph.Stages {
 		if st.Output != nil {
 			producer[st.Output] = st
@@ -36,7 +40,7 @@ func Explain(root Node, stats *QueryStats, graph *JobGraph) string {
 	return sb.String()
 }
 
-func explainStageHeader(sb *strings.Builder, st *Stage, producer map[*Exchange]*Stage, analyze bool) {
+func explainStageHeader(sb *strings.Builder, st *Stage, producer map[*shuffle.Exchange]*Stage, analyze bool) {
 	fmt.Fprintf(sb, "Stage %d", st.ID)
 	if st.Parallelism > 0 {
 		fmt.Fprintf(sb, " (parallelism %d)", st.Parallelism)
@@ -69,13 +73,13 @@ func explainStageHeader(sb *strings.Builder, st *Stage, producer map[*Exchange]*
 	}
 	sb.WriteString("\n")
 	if analyze {
-		fmt.Fprintf(sb, "  tasks=%d time=%s rows=%d bytes=%s", len(st.Tasks), fmtDuration(st.Duration()), st.Rows(), fmtBytes(st.Bytes()))
+		fmt.Fprintf(sb, "  tasks=%d time=%s rows=%d bytes=%s", len(st.Tasks), fmtDuration(st.Duration()), st.Rows(), policy.FormatBytes(st.Bytes()))
 		if b := st.OutBuffer; b != nil && b.Subpartitions > 1 {
 			var maxKG int64
 			for _, n := range b.SubpartitionBytes() {
 				maxKG = max(maxKG, n)
 			}
-			fmt.Fprintf(sb, " shuffled=%s largest-key-group=%s", fmtBytes(b.TotalBytes()), fmtBytes(maxKG))
+			fmt.Fprintf(sb, " shuffled=%s largest-key-group=%s", policy.FormatBytes(b.TotalBytes()), policy.FormatBytes(maxKG))
 		}
 		if len(st.Tasks) > 1 {
 			var slow time.Duration
@@ -101,12 +105,12 @@ func explainAdaptive(sb *strings.Builder, st *Stage) {
 		fmt.Fprintf(sb, "  decided: %s\n", st.Decision)
 	}
 	if len(st.TaskBytes) > 0 {
-		lo, med, hi := spread(st.TaskBytes)
+		lo, med, hi := policy.Spread(st.TaskBytes)
 		what := "key-group ranges: %d tasks balanced by bytes"
 		if st.Switch != "" {
 			what = "inputs: %d tasks, each its probe task's output and the whole build side"
 		}
-		fmt.Fprintf(sb, "  "+what+", bytes per task min=%s median=%s max=%s\n", len(st.TaskBytes), fmtBytes(lo), fmtBytes(med), fmtBytes(hi))
+		fmt.Fprintf(sb, "  "+what+", bytes per task min=%s median=%s max=%s\n", len(st.TaskBytes), policy.FormatBytes(lo), policy.FormatBytes(med), policy.FormatBytes(hi))
 	}
 	for _, sp := range st.SkewSplits {
 		fmt.Fprintf(sb, "  skew: %s\n", sp)
@@ -118,12 +122,12 @@ func explainAdaptive(sb *strings.Builder, st *Stage) {
 
 // exchangeRouting describes how an exchange routes rows, with the key
 // groups actually used when the run resolved them.
-func exchangeRouting(ex *Exchange, buf *ExchangeBuffer) string {
-	if buf != nil && buf.forward {
+func exchangeRouting(ex *shuffle.Exchange, buf *shuffle.Buffer) string {
+	if buf != nil && buf.Forward() {
 		return "forward, not shuffled (run-time broadcast switch)"
 	}
 	switch ex.Kind {
-	case HashExchange:
+	case shuffle.Hash:
 		keys := make([]string, len(ex.Keys))
 		for i, k := range ex.Keys {
 			keys[i] = k.String()
@@ -136,18 +140,18 @@ func exchangeRouting(ex *Exchange, buf *ExchangeBuffer) string {
 			return fmt.Sprintf("hash [%s] by key group, %d key groups", strings.Join(keys, ", "), kg)
 		}
 		return fmt.Sprintf("hash [%s] by key group, default key groups", strings.Join(keys, ", "))
-	case BroadcastExchange:
+	case shuffle.Broadcast:
 		return "broadcast"
-	case GatherExchange:
+	case shuffle.Gather:
 		return "gather"
 	}
 	return ex.Kind.String()
 }
 
-func explainNode(sb *strings.Builder, n Node, depth int, stats *QueryStats, producer map[*Exchange]*Stage) {
+func explainNode(sb *strings.Builder, n exec.Node, depth int, stats *exec.QueryStats, producer map[*shuffle.Exchange]*Stage) {
 	sb.WriteString(strings.Repeat("  ", depth))
 	sb.WriteString(n.String())
-	ex, isExchange := n.(*Exchange)
+	ex, isExchange := n.(*shuffle.Exchange)
 	if isExchange {
 		if p := producer[ex]; p != nil {
 			fmt.Fprintf(sb, " <- Stage %d", p.ID)
@@ -155,11 +159,11 @@ func explainNode(sb *strings.Builder, n Node, depth int, stats *QueryStats, prod
 	}
 	if stats != nil {
 		st := stats.For(n)
-		fmt.Fprintf(sb, "  [rows=%d batches=%d bytes=%s time=%s", st.Rows.Load(), st.Batches.Load(), fmtBytes(st.Bytes.Load()), fmtDuration(time.Duration(st.Nanos.Load())))
+		fmt.Fprintf(sb, "  [rows=%d batches=%d bytes=%s time=%s", st.Rows.Load(), st.Batches.Load(), policy.FormatBytes(st.Bytes.Load()), fmtDuration(time.Duration(st.Nanos.Load())))
 		notes := st.Notes()
 		var ledger string
 		var inLedger map[string]bool
-		if sc, ok := n.(*Scan); ok && sc.Dynamic != nil {
+		if sc, ok := n.(*exec.Scan); ok && sc.Dynamic != nil {
 			ledger, inLedger = dynamicLedger(notes)
 		}
 		keys := make([]string, 0, len(notes))
@@ -188,20 +192,6 @@ func explainNode(sb *strings.Builder, n Node, depth int, stats *QueryStats, prod
 	}
 }
 
-// fmtBytes prints a byte count with a binary unit and one decimal.
-func fmtBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%dB", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit && exp < 4; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f%ciB", float64(n)/float64(div), "KMGTP"[exp])
-}
-
 // fmtDuration rounds to a precision a reader can use.
 func fmtDuration(d time.Duration) string {
 	switch {
@@ -212,4 +202,34 @@ func fmtDuration(d time.Duration) string {
 	default:
 		return d.Round(time.Microsecond).String()
 	}
+}
+
+// dynamicLedger renders the pruning ledger of a scan with a dynamic
+// filter from its notes, and the note names it used.
+func dynamicLedger(notes map[string]int64) (string, map[string]bool) {
+	used := map[string]bool{}
+	get := func(k string) int64 { used[k] = true; return notes[k] }
+	var parts []string
+	p := fmt.Sprintf("partitions %d/%d", get("partitions_kept"), get("partitions_total"))
+	if static, ok := notes["partitions"]; ok && static != notes["partitions_total"] {
+		p += fmt.Sprintf(" (%d after static pruning)", static)
+	}
+	parts = append(parts, p)
+	files := get("files")
+	parts = append(parts, fmt.Sprintf("files %d/%d", files, files+get("files_pruned")))
+	parts = append(parts, fmt.Sprintf("row groups %d/%d", get("row_groups_kept"), get("row_groups_total")))
+	parts = append(parts, fmt.Sprintf("rows %d/%d kept", get("rows_kept"), get("rows_read")))
+	parts = append(parts, "bytes "+policy.FormatBytes(get("bytes_read")))
+	parts = append(parts, "filter wait "+fmtDuration(time.Duration(get("filter_wait_ns"))))
+	used["partitions"] = true // the static count; partitions_kept says more
+	var extra []string
+	for k, v := range notes {
+		if strings.HasPrefix(k, "dpp_") {
+			used[k] = true
+			extra = append(extra, fmt.Sprintf("%s %d", strings.ReplaceAll(strings.TrimPrefix(k, "dpp_"), "_", " "), v))
+		}
+	}
+	sort.Strings(extra)
+	parts = append(parts, extra...)
+	return "ledger: " + strings.Join(parts, ", "), used
 }

@@ -1,4 +1,4 @@
-package exec
+package policy
 
 import (
 	"reflect"
@@ -26,9 +26,9 @@ func TestCutRanges(t *testing.T) {
 		{"tasks clamped to units", []int64{5, 5}, 4, [][2]int{{0, 0}, {1, 1}}},
 		{"tasks clamped to 1", []int64{5, 5}, 0, [][2]int{{0, 1}}},
 	} {
-		got := cutRanges(c.bytes, c.tasks)
+		got := CutRanges(c.bytes, c.tasks)
 		if !reflect.DeepEqual(got, c.want) {
-			t.Errorf("%s: cutRanges(%v, %d) = %v, want %v", c.name, c.bytes, c.tasks, got, c.want)
+			t.Errorf("%s: CutRanges(%v, %d) = %v, want %v", c.name, c.bytes, c.tasks, got, c.want)
 		}
 		checkCover(t, c.name, got, len(c.bytes))
 	}
@@ -60,14 +60,14 @@ func TestCutRangesBalance(t *testing.T) {
 		bytes[i] = int64(seed>>20) + 1
 	}
 	for _, tasks := range []int{1, 2, 3, 7, 16, 64, 128} {
-		rs := cutRanges(bytes, tasks)
+		rs := CutRanges(bytes, tasks)
 		checkCover(t, "balance", rs, len(bytes))
 		var total, biggest int64
 		for _, b := range bytes {
 			total += b
 			biggest = max(biggest, b)
 		}
-		_, _, hi := spread(rangeBytes(bytes, rs))
+		_, _, hi := Spread(RangeBytes(bytes, rs))
 		if hi > total/int64(tasks)+biggest {
 			t.Errorf("tasks %d: max %d > ideal %d + largest unit %d", tasks, hi, total/int64(tasks), biggest)
 		}

@@ -1,14 +1,17 @@
-package exec
+package runtime
 
 import (
 	"context"
 	"fmt"
 	"io"
-	"runtime"
+	goruntime "runtime"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/fsql-dev/fsql/exec"
+	"github.com/fsql-dev/fsql/runtime/policy"
 )
 
 // RunConfig sets how one query runs.
@@ -25,14 +28,14 @@ type RunConfig struct {
 	// Alloc allocates every buffer; nil means memory.DefaultAllocator.
 	Alloc memory.Allocator
 	// Memory is the query's memory budget; nil is unlimited.
-	Memory *MemoryBudget
+	Memory *exec.MemoryBudget
 	// Stats collects per-operator counters; nil collects none.
-	Stats *QueryStats
+	Stats *exec.QueryStats
 	// Adaptive, when Enabled, replaces Parallelism by a per-stage choice
 	// driven by input bytes, balances key-group ranges by bytes, splits
 	// skewed join key groups and switches small shuffled joins to
-	// broadcast at run time (see adaptive.go).
-	Adaptive AdaptiveConfig
+	// broadcast at run time (package policy).
+	Adaptive policy.AdaptiveConfig
 }
 
 // Execution is a running query. Read its result with Next until io.EOF,
@@ -55,8 +58,8 @@ type Execution struct {
 // result stage runs as several tasks their batches are interleaved, so a
 // plan whose order matters must make its result stage single-task (a
 // Gather exchange below the final Sort does).
-func Run(ctx context.Context, root Node, cfg RunConfig) (*Execution, error) {
-	g, err := BuildStages(root)
+func Run(ctx context.Context, root exec.Node, cfg RunConfig) (*Execution, error) {
+	g, err := BuildJobGraph(root)
 	if err != nil {
 		return nil, err
 	}
@@ -67,16 +70,16 @@ func Run(ctx context.Context, root Node, cfg RunConfig) (*Execution, error) {
 // graph first (Stage.DependsOn). A graph runs once.
 func RunGraph(ctx context.Context, g *JobGraph, cfg RunConfig) (*Execution, error) {
 	if cfg.Parallelism <= 0 {
-		cfg.Parallelism = runtime.GOMAXPROCS(0)
+		cfg.Parallelism = goruntime.GOMAXPROCS(0)
 	}
 	if cfg.Slots <= 0 {
-		cfg.Slots = runtime.GOMAXPROCS(0)
+		cfg.Slots = goruntime.GOMAXPROCS(0)
 	}
 	if cfg.Alloc == nil {
 		cfg.Alloc = memory.DefaultAllocator
 	}
 	if g == nil || g.Result == nil {
-		return nil, fmt.Errorf("%w: no job graph to run", ErrInternal)
+		return nil, fmt.Errorf("%w: no job graph to run", exec.ErrInternal)
 	}
 	if err := g.check(); err != nil {
 		return nil, err
@@ -115,7 +118,7 @@ func (e *Execution) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	closed := e.closed
 	e.mu.Unlock()
 	if closed {
-		return nil, fmt.Errorf("%w: Next on a closed query", ErrExecution)
+		return nil, fmt.Errorf("%w: Next on a closed query", exec.ErrExecution)
 	}
 	if err := e.failed(); err != nil {
 		return nil, err

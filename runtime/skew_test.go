@@ -1,4 +1,4 @@
-package exec
+package runtime
 
 import (
 	"context"
@@ -11,7 +11,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"go.uber.org/goleak"
 
+	"github.com/fsql-dev/fsql/exec"
 	"github.com/fsql-dev/fsql/exec/expr"
+	"github.com/fsql-dev/fsql/runtime/policy"
+	"github.com/fsql-dev/fsql/shuffle"
 )
 
 var kvSchema = arrow.NewSchema([]arrow.Field{
@@ -27,9 +30,9 @@ type kvSource struct {
 }
 
 func (s *kvSource) Schema() *arrow.Schema { return kvSchema }
-func (s *kvSource) Children() []Node      { return nil }
+func (s *kvSource) Children() []exec.Node { return nil }
 func (s *kvSource) String() string        { return "KV" }
-func (s *kvSource) Open(tc *TaskContext, _ []Stream) (Stream, error) {
+func (s *kvSource) Open(tc *exec.TaskContext, _ []exec.Stream) (exec.Stream, error) {
 	p := max(tc.Parallelism, 1)
 	return &kvStream{s: s, alloc: tc.Alloc, next: s.Rows * tc.Task / p, end: s.Rows * (tc.Task + 1) / p}, nil
 }
@@ -74,18 +77,18 @@ func (st *kvStream) Close() {}
 func kvKey() expr.Expr { return expr.NewColumn(1, arrow.PrimitiveTypes.Int64, "key") }
 
 // joinPlan is a join of probe and build, both hash-exchanged on key.
-func joinPlan(t JoinType, probe, build *kvSource) Node {
-	return &HashJoin{
+func joinPlan(t exec.JoinType, probe, build *kvSource) exec.Node {
+	return &exec.HashJoin{
 		Type:      t,
-		Probe:     &Exchange{Kind: HashExchange, Child: probe, Keys: []expr.Expr{kvKey()}, MaxParallelism: 32},
-		Build:     &Exchange{Kind: HashExchange, Child: build, Keys: []expr.Expr{kvKey()}, MaxParallelism: 32},
+		Probe:     &shuffle.Exchange{Kind: shuffle.Hash, Child: probe, Keys: []expr.Expr{kvKey()}, MaxParallelism: 32},
+		Build:     &shuffle.Exchange{Kind: shuffle.Hash, Child: build, Keys: []expr.Expr{kvKey()}, MaxParallelism: 32},
 		ProbeKeys: []expr.Expr{kvKey()}, BuildKeys: []expr.Expr{kvKey()},
 	}
 }
 
 // joinRows runs the plan and returns how often each (probe id, build id)
 // pair (build id -1 for probe-only rows) came out, and the graph.
-func joinRows(t *testing.T, root Node, cfg RunConfig) (map[[2]int64]int, *JobGraph) {
+func joinRows(t *testing.T, root exec.Node, cfg RunConfig) (map[[2]int64]int, *JobGraph) {
 	t.Helper()
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
@@ -119,113 +122,15 @@ func joinRows(t *testing.T, root Node, cfg RunConfig) (map[[2]int64]int, *JobGra
 
 func joinStage(g *JobGraph) *Stage {
 	for _, st := range g.Stages {
-		if _, ok := st.Root.(*HashJoin); ok {
+		if _, ok := st.Root.(*exec.HashJoin); ok {
 			return st
 		}
 	}
 	return nil
 }
 
-func TestSplittableSides(t *testing.T) {
-	for _, c := range []struct {
-		t            JoinType
-		probe, build bool
-	}{
-		{InnerJoin, true, true}, {LeftJoin, true, false}, {SemiJoin, true, false}, {AntiJoin, true, false},
-		{RightJoin, false, false}, {FullJoin, false, false}, {NullAwareAntiJoin, false, false}, {MarkJoin, false, false},
-	} {
-		p, b := splittableSides(c.t)
-		if p != c.probe || b != c.build {
-			t.Errorf("%s: splittable probe=%v build=%v, want %v %v", c.t, p, b, c.probe, c.build)
-		}
-	}
-}
-
-func TestFindSkew(t *testing.T) {
-	kg := []int64{10, 0, 12, 100, 9, 11, 0, 50}
-	got, med := findSkew(kg, 4, 20)
-	if !reflect.DeepEqual(got, []int{3, 7}) || med != 11 {
-		t.Errorf("findSkew = %v, median %d; want [3 7], 11", got, med)
-	}
-	if got, _ := findSkew(kg, 4, 60); !reflect.DeepEqual(got, []int{3}) {
-		t.Errorf("threshold 60: %v, want [3]", got)
-	}
-	if got, _ := findSkew(kg, 0, 0); got != nil {
-		t.Errorf("factor 0 (off): %v", got)
-	}
-}
-
-// Reading a key group in parts yields each of its rows exactly once.
-func TestSlicesPartsCoverKeyGroupOnce(t *testing.T) {
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
-	ex := &Exchange{Kind: HashExchange, Child: &kvSource{}, Keys: []expr.Expr{kvKey()}, MaxParallelism: 4}
-	buf := newExchangeBuffer(ex, 4, 2, NewMemoryBudget(0))
-	defer buf.Release()
-	id := int64(0)
-	for p := 0; p < 2; p++ {
-		for b := 0; b < 5; b++ {
-			// 3 rows of key group 1, 2 of key group 2.
-			ib, kb := array.NewInt64Builder(mem), array.NewInt64Builder(mem)
-			for i := 0; i < 5; i++ {
-				ib.Append(id)
-				id++
-				kb.Append(int64(1 + i/3))
-			}
-			ids, keys := ib.NewArray(), kb.NewArray()
-			ib.Release()
-			kb.Release()
-			rb := array.NewRecordBatch(kvSchema, []arrow.Array{ids, keys}, 5)
-			ids.Release()
-			keys.Release()
-			if err := buf.write(p, rb, []int32{1, 2}, []int32{3, 5}); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	if n := buf.batchesWith(1); n != 10 {
-		t.Fatalf("batchesWith(1) = %d, want 10", n)
-	}
-	read := func(sl []KeyGroupSlice) []int64 {
-		r := buf.store.OpenSlices(sl)
-		defer r.Close()
-		var out []int64
-		for {
-			b, err := r.Next(context.Background())
-			if err == io.EOF {
-				return out
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, b.Column(0).(*array.Int64).Int64Values()...)
-			b.Release()
-		}
-	}
-	seen := map[int64]int{}
-	for part := 0; part < 3; part++ {
-		for _, v := range read([]KeyGroupSlice{{Start: 1, End: 1, Producer: -1, Part: part, Parts: 3}}) {
-			seen[v]++
-		}
-	}
-	if len(seen) != 30 {
-		t.Errorf("parts read %d distinct rows of key group 1, want 30", len(seen))
-	}
-	for v, n := range seen {
-		if n != 1 || v%5 >= 3 {
-			t.Errorf("row %d read %d times", v, n)
-		}
-	}
-	if got := read([]KeyGroupSlice{{Start: 2, End: 2, Producer: 1, Parts: 1}}); len(got) != 10 || got[0] != 28 {
-		t.Errorf("producer 1's key group 2: %v", got)
-	}
-	if got := read([]KeyGroupSlice{}); len(got) != 0 {
-		t.Errorf("no slices read %v", got)
-	}
-}
-
 func adaptiveCfg(threshold int64, broadcast int64) RunConfig {
-	return RunConfig{Parallelism: 3, Adaptive: AdaptiveConfig{
+	return RunConfig{Parallelism: 3, Adaptive: policy.AdaptiveConfig{
 		Enabled: true, BytesPerTask: 64 << 10, MaxParallelism: 32,
 		SkewFactor: 4, SkewThreshold: threshold, BroadcastThreshold: broadcast,
 	}}
@@ -236,7 +141,7 @@ func adaptiveCfg(threshold int64, broadcast int64) RunConfig {
 // same pairs as without adaptive scheduling.
 func TestSkewedJoinSplitKeepsAnswers(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	for _, jt := range []JoinType{InnerJoin, LeftJoin, SemiJoin, AntiJoin, RightJoin, FullJoin} {
+	for _, jt := range []exec.JoinType{exec.InnerJoin, exec.LeftJoin, exec.SemiJoin, exec.AntiJoin, exec.RightJoin, exec.FullJoin} {
 		probe := &kvSource{Rows: 60000, Keys: 5000, HotPct: 40}
 		build := &kvSource{Rows: 4000, Keys: 8000, Offset: 1 << 20} // keys 0..3999, each once
 		want, _ := joinRows(t, joinPlan(jt, probe, build), RunConfig{Parallelism: 3})
@@ -245,7 +150,7 @@ func TestSkewedJoinSplitKeepsAnswers(t *testing.T) {
 			t.Errorf("%s: adaptive answer differs (%d vs %d distinct rows)", jt, len(got), len(want))
 		}
 		st := joinStage(g)
-		canSplit, _ := splittableSides(jt)
+		canSplit := (&exec.HashJoin{Type: jt}).SplittableInputs()[1] // [build, probe]
 		if canSplit != (len(st.SkewSplits) > 0) {
 			t.Errorf("%s: skew splits %v, splittable %v", jt, st.SkewSplits, canSplit)
 		}
@@ -261,8 +166,8 @@ func TestSkewedBuildSideSplitInner(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	probe := &kvSource{Rows: 3000, Keys: 3000}
 	build := &kvSource{Rows: 60000, Keys: 5000, HotPct: 40, Offset: 1 << 20}
-	want, _ := joinRows(t, joinPlan(InnerJoin, probe, build), RunConfig{Parallelism: 3})
-	got, g := joinRows(t, joinPlan(InnerJoin, probe, build), adaptiveCfg(1, 0))
+	want, _ := joinRows(t, joinPlan(exec.InnerJoin, probe, build), RunConfig{Parallelism: 3})
+	got, g := joinRows(t, joinPlan(exec.InnerJoin, probe, build), adaptiveCfg(1, 0))
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("adaptive answer differs (%d vs %d distinct pairs)", len(got), len(want))
 	}
@@ -277,7 +182,7 @@ func TestSkewedBuildSideSplitInner(t *testing.T) {
 // never switch. Answers are unchanged.
 func TestBroadcastSwitch(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	for _, jt := range []JoinType{InnerJoin, SemiJoin, LeftJoin, RightJoin} {
+	for _, jt := range []exec.JoinType{exec.InnerJoin, exec.SemiJoin, exec.LeftJoin, exec.RightJoin} {
 		probe := &kvSource{Rows: 60000, Keys: 5000}
 		build := &kvSource{Rows: 500, Keys: 8000, Offset: 1 << 20}
 		want, _ := joinRows(t, joinPlan(jt, probe, build), RunConfig{Parallelism: 3})
@@ -286,13 +191,13 @@ func TestBroadcastSwitch(t *testing.T) {
 			t.Errorf("%s: switched answer differs (%d vs %d distinct rows)", jt, len(got), len(want))
 		}
 		st := joinStage(g)
-		switched := jt == InnerJoin || jt == SemiJoin
+		switched := jt == exec.InnerJoin || jt == exec.SemiJoin || jt == exec.LeftJoin
 		if (st.Switch != "") != switched {
 			t.Errorf("%s: switch %q, want switched=%v", jt, st.Switch, switched)
 		}
 		var probeStage *Stage
 		for i, ex := range st.Inputs {
-			if ex == st.Root.(*HashJoin).Probe {
+			if ex == st.Root.(*exec.HashJoin).Probe {
 				probeStage = st.Producers[i]
 			}
 		}
@@ -306,7 +211,7 @@ func TestBroadcastSwitch(t *testing.T) {
 	// Above the threshold nothing switches.
 	probe := &kvSource{Rows: 60000, Keys: 5000}
 	build := &kvSource{Rows: 5000, Keys: 8000}
-	_, g := joinRows(t, joinPlan(InnerJoin, probe, build), adaptiveCfg(1<<40, 1000))
+	_, g := joinRows(t, joinPlan(exec.InnerJoin, probe, build), adaptiveCfg(1<<40, 1000))
 	if st := joinStage(g); st.Switch != "" {
 		t.Errorf("switched a build side above the threshold: %s", st.Switch)
 	}
@@ -316,7 +221,7 @@ func TestBroadcastSwitch(t *testing.T) {
 // whose build stage does not wait for the probe stage.
 func TestFindSwitchesShape(t *testing.T) {
 	probe, build := &kvSource{Rows: 10, Keys: 5}, &kvSource{Rows: 10, Keys: 5}
-	g, err := BuildStages(joinPlan(InnerJoin, probe, build))
+	g, err := BuildJobGraph(joinPlan(exec.InnerJoin, probe, build))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -325,11 +230,11 @@ func TestFindSwitchesShape(t *testing.T) {
 		t.Fatalf("switches %v", sws)
 	}
 	// The build stage waiting for the probe stage would deadlock.
-	g2, _ := BuildStages(joinPlan(InnerJoin, probe, build))
+	g2, _ := BuildJobGraph(joinPlan(exec.InnerJoin, probe, build))
 	js := g2.Result
 	var ps, bs *Stage
 	for i, ex := range js.Inputs {
-		if ex == js.Root.(*HashJoin).Probe {
+		if ex == js.Root.(*exec.HashJoin).Probe {
 			ps = js.Producers[i]
 		} else {
 			bs = js.Producers[i]
@@ -340,15 +245,15 @@ func TestFindSwitchesShape(t *testing.T) {
 		t.Errorf("offered a switch whose build stage waits for the probe stage")
 	}
 	// A final aggregate above the join needs whole key groups: no switch.
-	g3, _ := BuildStages(&HashAggregate{Mode: AggFinal, Child: joinPlan(InnerJoin, probe, build)})
+	g3, _ := BuildJobGraph(&exec.HashAggregate{Mode: exec.AggFinal, Child: joinPlan(exec.InnerJoin, probe, build)})
 	if _, ok := shuffledJoin(g3.Result); ok {
 		t.Errorf("a final aggregate above the join was taken for a row-local stage")
 	}
 	// The join feeding the build side of another join in its stage: each
 	// task's share would be taken for the whole build side.
-	outer := &HashJoin{Type: InnerJoin, Build: joinPlan(InnerJoin, probe, build), Probe: &kvSource{Rows: 10, Keys: 5},
+	outer := &exec.HashJoin{Type: exec.InnerJoin, Build: joinPlan(exec.InnerJoin, probe, build), Probe: &kvSource{Rows: 10, Keys: 5},
 		BuildKeys: []expr.Expr{kvKey()}, ProbeKeys: []expr.Expr{kvKey()}}
-	g4, _ := BuildStages(outer)
+	g4, _ := BuildJobGraph(outer)
 	if _, ok := shuffledJoin(g4.Result); ok {
 		t.Errorf("a join on the build side of another join was taken for a row-local stage")
 	}

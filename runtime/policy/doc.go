@@ -1,0 +1,14 @@
+// Package policy holds the adaptive scheduler's decisions as pure
+// functions over plain statistics: how many tasks a stage gets
+// (DecideParallelism), how key groups are cut into byte-balanced ranges
+// (CutRanges, BalancedRanges), which key groups of a join are skewed and
+// how they are split (FindSkew, SkewPlan), and whether a shuffled join
+// turns into a broadcast join at run time (SwitchToBroadcast,
+// ForwardPlan).
+//
+// Nothing here points at stages, runs or buffers: inputs and outputs are
+// values, so every policy is table-tested alone and the runtime (package
+// runtime) only gathers the statistics and applies the answer. Policies
+// to come (slow-task detection for speculation, a worker blocklist) go
+// here too.
+package policy

@@ -1,0 +1,12 @@
+// Package shuffle moves rows between stages: the Exchange plan node that
+// marks a stage boundary, key groups (package keygroup), the subpartition
+// store that holds what producer tasks wrote, the writer that routes a
+// producer's rows to key groups, and the readers that hand a consumer task
+// its share.
+//
+// The runtime (package runtime) cuts plans at Exchange nodes and drives
+// both sides: a producer task writes through a Writer into the exchange's
+// Buffer, and once every producer finished a consumer task reads its
+// key-group slices through OpenReader. Operators never see an Exchange:
+// to them a reader is one more input Stream.
+package shuffle

@@ -1,0 +1,223 @@
+package shuffle
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/fsql-dev/fsql/exec"
+	"github.com/fsql-dev/fsql/shuffle/keygroup"
+)
+
+// SubpartitionStore holds an exchange's data: for every producer task, a
+// list of batches whose rows are sorted by subpartition (a key group for
+// hash exchanges, the single subpartition 0 otherwise). Keeping a split
+// batch whole, rather than one slice per key group, means a consumer reads
+// one contiguous slice per batch for its whole key-group range.
+//
+// Today's store keeps batches in memory and is read only after every
+// producer finished (blocking shuffle). The interface is what a hybrid
+// shuffle (readers following live producers) or a store spilling to Arrow
+// IPC files (one record per batch, the bounds beside it) implements.
+type SubpartitionStore interface {
+	// Write appends b to producer's output; the store takes ownership of
+	// b, subs and ends. subs lists, ascending, the subpartitions with rows
+	// in b; rows [ends[i-1], ends[i]) belong to subs[i] (from 0 for i = 0).
+	// Each producer writes from one goroutine; different producers write
+	// concurrently.
+	Write(producer int, b arrow.RecordBatch, subs, ends []int32) error
+	// FinishProducer says producer wrote everything.
+	FinishProducer(producer int)
+	// Open reads subpartitions start..end (inclusive) of every producer,
+	// producer by producer, batch by batch. Every reader gets its own
+	// reference to each batch, so several consumers may read the same data.
+	Open(start, end int) SubpartitionReader
+	// OpenSlices reads the given slices in order: for each, its key groups
+	// of its producers, batch by batch, keeping only the slice's share of
+	// batches when it is one part of a split key group.
+	OpenSlices(slices []keygroup.Slice) SubpartitionReader
+	// BatchesWith counts the stored batches holding rows of subpartition
+	// sub (how finely that subpartition can be split by batches).
+	BatchesWith(sub int) int
+	// BatchCounts is BatchesWith of subpartitions 0..subs-1.
+	BatchCounts(subs int) []int
+	// Release drops every batch. Readers must be closed first.
+	Release()
+}
+
+// SubpartitionReader yields the batches of a range of subpartitions; the
+// caller owns (and releases) each batch. Next returns io.EOF at the end.
+type SubpartitionReader interface {
+	Next(ctx context.Context) (arrow.RecordBatch, error)
+	Close()
+}
+
+// storedBatch is one batch sorted by subpartition, with its bounds.
+type storedBatch struct {
+	b          arrow.RecordBatch
+	subs, ends []int32
+}
+
+// rows is the row range of subpartitions start..end in the batch.
+func (sb *storedBatch) rows(start, end int) (from, to int64) {
+	i0 := sort.Search(len(sb.subs), func(i int) bool { return int(sb.subs[i]) >= start })
+	i1 := sort.Search(len(sb.subs), func(i int) bool { return int(sb.subs[i]) > end })
+	if i0 >= i1 {
+		return 0, 0
+	}
+	if i0 > 0 {
+		from = int64(sb.ends[i0-1])
+	}
+	return from, int64(sb.ends[i1-1])
+}
+
+// memStore is the in-memory SubpartitionStore.
+type memStore struct {
+	mu       sync.Mutex
+	batches  [][]storedBatch // [producer]
+	released bool
+}
+
+func newMemStore(producers int) *memStore {
+	return &memStore{batches: make([][]storedBatch, producers)}
+}
+
+func (s *memStore) Write(producer int, b arrow.RecordBatch, subs, ends []int32) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.released {
+		b.Release()
+		return fmt.Errorf("%w: write to a released exchange", exec.ErrInternal)
+	}
+	s.batches[producer] = append(s.batches[producer], storedBatch{b: b, subs: subs, ends: ends})
+	return nil
+}
+
+func (s *memStore) FinishProducer(int) {}
+
+func (s *memStore) Open(start, end int) SubpartitionReader {
+	return s.OpenSlices([]keygroup.Slice{keygroup.Whole(start, end)})
+}
+
+func (s *memStore) OpenSlices(slices []keygroup.Slice) SubpartitionReader {
+	r := &memReader{s: s, slices: slices}
+	r.begin()
+	return r
+}
+
+func (s *memStore) BatchesWith(sub int) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, bs := range s.batches {
+		for i := range bs {
+			if from, to := bs[i].rows(sub, sub); from < to {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func (s *memStore) BatchCounts(subs int) []int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]int, subs)
+	for _, bs := range s.batches {
+		for i := range bs {
+			prev := int32(0)
+			for j, sub := range bs[i].subs {
+				if bs[i].ends[j] > prev && int(sub) < subs {
+					out[sub]++
+				}
+				prev = bs[i].ends[j]
+			}
+		}
+	}
+	return out
+}
+
+func (s *memStore) Release() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.released {
+		return
+	}
+	s.released = true
+	for _, bs := range s.batches {
+		for _, sb := range bs {
+			sb.b.Release()
+		}
+	}
+	s.batches = nil
+}
+
+// memReader walks its slices in order and, within each, producer by
+// producer, batch by batch, handing out the part of each batch that holds
+// the slice's subpartitions.
+type memReader struct {
+	s             *memStore
+	slices        []keygroup.Slice
+	cur           int // slice being read
+	producer, idx int
+	seen          int // batches with rows of the current slice so far
+	closed        bool
+}
+
+// begin positions the reader at the first producer of the current slice.
+func (r *memReader) begin() {
+	r.idx, r.seen, r.producer = 0, 0, 0
+	if r.cur < len(r.slices) && r.slices[r.cur].Producer >= 0 {
+		r.producer = r.slices[r.cur].Producer
+	}
+}
+
+func (r *memReader) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	r.s.mu.Lock()
+	defer r.s.mu.Unlock()
+	if r.closed || r.s.released {
+		return nil, io.EOF
+	}
+	for r.cur < len(r.slices) {
+		sl := r.slices[r.cur]
+		if r.producer >= len(r.s.batches) || (sl.Producer >= 0 && r.producer != sl.Producer) {
+			r.cur++
+			r.begin()
+			continue
+		}
+		bs := r.s.batches[r.producer]
+		if r.idx >= len(bs) {
+			r.producer++
+			r.idx = 0
+			continue
+		}
+		sb := &bs[r.idx]
+		r.idx++
+		from, to := sb.rows(sl.Start, sl.End)
+		if from == to {
+			continue
+		}
+		if sl.Parts > 1 {
+			mine := r.seen%sl.Parts == sl.Part
+			r.seen++
+			if !mine {
+				continue
+			}
+		}
+		if from == 0 && to == sb.b.NumRows() {
+			sb.b.Retain()
+			return sb.b, nil
+		}
+		return sb.b.NewSlice(from, to), nil
+	}
+	return nil, io.EOF
+}
+
+func (r *memReader) Close() { r.closed = true }
