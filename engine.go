@@ -111,7 +111,7 @@ func (e *Engine) query(ctx context.Context, query string) (*Rows, error) {
 		return e.textRows(ctx, text), nil
 	}
 	r := &Rows{schema: renamed(run.Schema(), st.Names), next: run.Next, close: run.Close, ctx: ctx}
-	r.stats, r.root = stats, root
+	r.stats = stats
 	return r, nil
 }
 

@@ -35,7 +35,6 @@ type Rows struct {
 	err    error
 	done   bool
 	stats  *exec.QueryStats
-	root   exec.Node
 }
 
 // ScanStats sums what a query's scans read and skipped. Partitions count
@@ -49,33 +48,22 @@ type ScanStats struct {
 }
 
 // ScanStats reports what the query's scans read so far (complete once
-// the rows are drained).
+// the rows are drained): the same counters EXPLAIN ANALYZE prints.
 func (r *Rows) ScanStats() ScanStats {
 	var st ScanStats
-	if r.stats == nil || r.root == nil {
-		return st
-	}
-	var walk func(n exec.Node)
-	walk = func(n exec.Node) {
-		if s, ok := n.(*exec.Scan); ok {
-			notes := r.stats.For(s).Notes()
-			st.BytesRead += notes["bytes_read"]
-			if len(s.Table.PartitionColumns) > 0 {
-				st.PartitionsTotal += notes["partitions_total"]
-				if kept, ok := notes["partitions_kept"]; ok {
-					st.PartitionsKept += kept
-				} else {
-					st.PartitionsKept += notes["partitions"]
-				}
-			}
-			st.RowGroupsTotal += notes["row_groups_total"]
-			st.RowGroupsKept += notes["row_groups_kept"]
+	r.stats.Each(func(_ int, op *exec.OperatorStats) {
+		sc := &op.Scan
+		if !sc.Active() {
+			return
 		}
-		for _, c := range n.Children() {
-			walk(c)
+		st.BytesRead += sc.BytesRead.Load()
+		if sc.Partitioned() {
+			st.PartitionsTotal += sc.PartitionsTotal.Load()
+			st.PartitionsKept += sc.PartitionsKept.Load()
 		}
-	}
-	walk(r.root)
+		st.RowGroupsTotal += sc.RowGroupsTotal.Load()
+		st.RowGroupsKept += sc.RowGroupsKept.Load()
+	})
 	return st
 }
 

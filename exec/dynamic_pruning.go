@@ -43,8 +43,9 @@ type DynamicPruning struct {
 	// the scan's output columns (Scan.Columns order); the scan drops the
 	// other rows before handing the batch on. The caller releases the mask.
 	RowFilter func(batch arrow.RecordBatch, alloc memory.Allocator) (*array.Boolean, error)
-	// Ledger holds extra counters for EXPLAIN ANALYZE (noted once per scan).
-	Ledger map[string]int64
+	// Ledger is what each filter held, for EXPLAIN ANALYZE (recorded once
+	// per scan).
+	Ledger []CollectorLedger
 }
 
 // DynamicFilterSources is optionally implemented by a DynamicPruner (the
@@ -62,7 +63,7 @@ type DynamicFilterSources interface {
 func (st *scanStream) pruneDynamic(ctx context.Context) error {
 	t0 := time.Now()
 	dp, err := st.s.Dynamic.Prune(ctx, st.s.Table, st.s.partitions())
-	st.tc.Stats.For(st.s).Note("filter_wait_ns", int64(time.Since(t0)))
+	st.op.Scan.FilterWaitNanos.Add(int64(time.Since(t0)))
 	if err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return err
@@ -86,7 +87,6 @@ func (st *scanStream) pruneDynamic(ctx context.Context) error {
 // releases b and returns nil when no row is left.
 func (st *scanStream) rowFilter(b arrow.RecordBatch) (arrow.RecordBatch, error) {
 	defer b.Release()
-	stats := st.tc.Stats.For(st.s)
 	if b.NumRows() == 0 {
 		return nil, nil
 	}
@@ -100,7 +100,7 @@ func (st *scanStream) rowFilter(b arrow.RecordBatch) (arrow.RecordBatch, error) 
 		return nil, fmt.Errorf("%w: scan of table %s: dynamic row filter returned %d values for %d rows", ErrInternal, st.s.Table.Name, mask.Len(), b.NumRows())
 	}
 	kept := countTrue(mask)
-	stats.Note("rows_kept", int64(kept))
+	st.op.Scan.RowsKept.Add(int64(kept))
 	switch kept {
 	case 0:
 		return nil, nil

@@ -64,8 +64,10 @@ type TaskContext struct {
 	// Stage and Task identify the task; Parallelism is its stage's number
 	// of tasks. A scan uses them to pick its share of the splits.
 	Stage, Task, Parallelism int
-	// Stats collects per-operator counters for EXPLAIN ANALYZE; may be nil.
-	Stats *QueryStats
+	// Op collects the counters of the node being opened, for EXPLAIN
+	// ANALYZE: the runtime gives each node of the task its own; nil when
+	// the run collects none.
+	Op *OperatorStats
 }
 
 // MemoryBudget is a per-query limit on the memory operators hold in buffers

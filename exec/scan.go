@@ -236,7 +236,11 @@ func (s *Scan) Open(tc *TaskContext, inputs []Stream) (Stream, error) {
 	if p < 1 {
 		p, task = 1, 0
 	}
-	st := &scanStream{s: s, tc: tc, first: task == 0, p: p, task: task}
+	op := tc.Op
+	if op == nil {
+		op = &OperatorStats{}
+	}
+	st := &scanStream{s: s, tc: tc, op: op, first: task == 0, p: p, task: task}
 	if s.Dynamic == nil {
 		st.splits = mySplits(s.Splits(), p, task)
 	}
@@ -261,6 +265,7 @@ type scanStream struct {
 	p, task int
 	splits  []Split
 	dp      *DynamicPruning // set once a dynamic scan asked its pruner
+	op      *OperatorStats  // the scan's counters (a private set when not collected)
 	first   bool            // task 0 notes the per-scan counters
 	noted   bool
 	pos     int // next split to open
@@ -270,27 +275,26 @@ type scanStream struct {
 }
 
 func (st *scanStream) note() {
-	stats := st.tc.Stats.For(st.s)
+	stats := &st.op.Scan
 	if st.first {
-		stats.Note("partitions", int64(len(st.s.partitions())))
-		stats.Note("partitions_total", int64(len(st.s.Table.Partitions)))
+		stats.Start(len(st.s.Table.PartitionColumns) > 0, st.s.Dynamic != nil)
+		static := int64(len(st.s.partitions()))
+		stats.PartitionsStatic.Add(static)
+		stats.PartitionsTotal.Add(int64(len(st.s.Table.Partitions)))
 		if st.dp != nil {
-			stats.Note("partitions_kept", int64(len(st.dp.Partitions)))
-			for k, v := range st.dp.Ledger {
-				if !strings.HasPrefix(k, "dpp_") {
-					k = "dpp_" + k
-				}
-				stats.Note(k, v)
-			}
+			stats.PartitionsKept.Add(int64(len(st.dp.Partitions)))
+			stats.SetLedger(st.dp.Ledger)
+		} else {
+			stats.PartitionsKept.Add(static)
 		}
 	}
 	for _, sp := range st.splits {
-		stats.Note("row_groups_total", int64(len(sp.File.RowGroups)))
-		stats.Note("row_groups_kept", int64(len(sp.RowGroups)))
+		stats.RowGroupsTotal.Add(int64(len(sp.File.RowGroups)))
+		stats.RowGroupsKept.Add(int64(len(sp.RowGroups)))
 		if len(sp.RowGroups) > 0 {
-			stats.Note("files", 1)
+			stats.Files.Add(1)
 		} else {
-			stats.Note("files_pruned", 1)
+			stats.FilesPruned.Add(1)
 		}
 	}
 }
@@ -311,7 +315,7 @@ func (st *scanStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	if st.dp.RowFilter == nil {
 		b, err := st.next(ctx)
 		if b != nil {
-			st.tc.Stats.For(st.s).Note("rows_kept", b.NumRows())
+			st.op.Scan.RowsKept.Add(b.NumRows())
 		}
 		return b, err
 	}
@@ -354,9 +358,7 @@ func (st *scanStream) next(ctx context.Context) (arrow.RecordBatch, error) {
 		}
 		b, err := st.cur.Next(ctx)
 		if err == nil {
-			if st.dp != nil {
-				st.tc.Stats.For(st.s).Note("rows_read", b.NumRows())
-			}
+			st.op.Scan.RowsRead.Add(b.NumRows())
 			return b, nil
 		}
 		sp := st.curSp
@@ -382,7 +384,7 @@ func (st *scanStream) finishFile() {
 	if st.cur == nil {
 		return
 	}
-	st.tc.Stats.For(st.s).Note("bytes_read", st.cur.BytesRead())
+	st.op.Scan.BytesRead.Add(st.cur.BytesRead())
 	st.cur.Close()
 	st.cur, st.curSp = nil, nil
 }

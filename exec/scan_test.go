@@ -65,13 +65,13 @@ func scanTestTable(t *testing.T) *hive.Table {
 }
 
 // runScan runs every task of s and returns the ids read per task.
-func runScan(t *testing.T, s *Scan, p int, stats *QueryStats) [][]int64 {
+func runScan(t *testing.T, s *Scan, p int, stats *OperatorStats) [][]int64 {
 	t.Helper()
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	out := make([][]int64, p)
 	for task := 0; task < p; task++ {
-		st, err := s.Open(&TaskContext{Alloc: mem, Task: task, Parallelism: p, Stats: stats}, nil)
+		st, err := s.Open(&TaskContext{Alloc: mem, Task: task, Parallelism: p, Op: stats}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -107,7 +107,7 @@ func TestScan(t *testing.T) {
 	if len(s.Splits()) != 6 || s.InputBytes() <= 0 {
 		t.Fatalf("%d splits, %d bytes", len(s.Splits()), s.InputBytes())
 	}
-	stats := NewQueryStats()
+	stats := &OperatorStats{}
 	perTask := runScan(t, s, 2, stats)
 	seen := map[int64]bool{}
 	for task, ids := range perTask {
@@ -124,9 +124,10 @@ func TestScan(t *testing.T) {
 	if len(seen) != 1800 {
 		t.Fatalf("read %d distinct ids, want 1800", len(seen))
 	}
-	notes := stats.For(s).Notes()
-	if notes["files"] != 6 || notes["row_groups_total"] != 18 || notes["row_groups_kept"] != 18 || notes["partitions"] != 3 || notes["bytes_read"] != s.InputBytes() {
-		t.Fatalf("notes %v, input bytes %d", notes, s.InputBytes())
+	sc := &stats.Scan
+	if !sc.Active() || !sc.Partitioned() || sc.Dynamic() || sc.Files.Load() != 6 || sc.RowGroupsTotal.Load() != 18 || sc.RowGroupsKept.Load() != 18 ||
+		sc.PartitionsStatic.Load() != 3 || sc.PartitionsKept.Load() != 3 || sc.BytesRead.Load() != s.InputBytes() || sc.RowsRead.Load() != 1800 {
+		t.Fatalf("scan stats %+v, input bytes %d", scanCounts(sc), s.InputBytes())
 	}
 }
 
@@ -143,7 +144,7 @@ func TestScanPruned(t *testing.T) {
 	if got := s.String(); got != "Scan(fact [day, id] partitions=2/3 row-group-filter day >= 2)" {
 		t.Errorf("String() = %q", got)
 	}
-	stats := NewQueryStats()
+	stats := &OperatorStats{}
 	perTask := runScan(t, s, 3, stats)
 	n := 0
 	for _, ids := range perTask {
@@ -157,21 +158,21 @@ func TestScanPruned(t *testing.T) {
 	if n != 400 {
 		t.Fatalf("read %d rows, want 400", n)
 	}
-	notes := stats.For(s).Notes()
-	if notes["files"] != 4 || notes["row_groups_total"] != 12 || notes["row_groups_kept"] != 4 || notes["partitions"] != 2 || notes["partitions_total"] != 3 {
-		t.Fatalf("notes %v", notes)
+	sc := &stats.Scan
+	if sc.Files.Load() != 4 || sc.RowGroupsTotal.Load() != 12 || sc.RowGroupsKept.Load() != 4 || sc.PartitionsStatic.Load() != 2 || sc.PartitionsTotal.Load() != 3 {
+		t.Fatalf("scan stats %+v", scanCounts(sc))
 	}
 
 	// Every row group pruned: files are listed but none is opened.
 	s.KeepRowGroup = func(*hive.File, int) bool { return false }
-	stats = NewQueryStats()
+	stats = &OperatorStats{}
 	for _, ids := range runScan(t, s, 2, stats) {
 		if len(ids) != 0 {
 			t.Fatal("rows from a fully pruned scan")
 		}
 	}
-	if notes := stats.For(s).Notes(); notes["files_pruned"] != 4 || notes["bytes_read"] != 0 {
-		t.Fatalf("notes %v", notes)
+	if sc := &stats.Scan; sc.FilesPruned.Load() != 4 || sc.BytesRead.Load() != 0 {
+		t.Fatalf("scan stats %+v", scanCounts(sc))
 	}
 }
 
@@ -228,5 +229,15 @@ func TestAssignSplits(t *testing.T) {
 	}
 	if got := AssignSplits(splits, 0); len(got) != len(splits) || got[0] != 0 {
 		t.Fatalf("p=0: %v", got)
+	}
+}
+
+// scanCounts lists the counters for failure messages.
+func scanCounts(sc *ScanStats) map[string]int64 {
+	return map[string]int64{
+		"bytes_read": sc.BytesRead.Load(), "partitions_total": sc.PartitionsTotal.Load(), "partitions_static": sc.PartitionsStatic.Load(),
+		"partitions_kept": sc.PartitionsKept.Load(), "files": sc.Files.Load(), "files_pruned": sc.FilesPruned.Load(),
+		"row_groups_total": sc.RowGroupsTotal.Load(), "row_groups_kept": sc.RowGroupsKept.Load(),
+		"rows_read": sc.RowsRead.Load(), "rows_kept": sc.RowsKept.Load(),
 	}
 }

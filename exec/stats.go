@@ -1,69 +1,148 @@
 package exec
 
 import (
+	"sort"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // OperatorStats are the counters EXPLAIN ANALYZE prints for one node,
-// summed over all tasks that ran it. The scheduler fills Rows, Batches,
-// Bytes and Nanos by wrapping every stream it opens; operators add their
-// own details (bytes read from files, partitions kept, ...) with Note.
+// summed over all tasks that ran it. The runtime fills Rows, Batches,
+// Bytes and Nanos by wrapping every stream it opens; a scan fills Scan.
+// Every counter is a typed field: EXPLAIN ANALYZE, the pruning ledger and
+// the embedding API's scan statistics read the same values.
 type OperatorStats struct {
 	Rows    atomic.Int64 // rows produced
 	Batches atomic.Int64 // batches produced
 	Bytes   atomic.Int64 // Arrow bytes produced
 	Nanos   atomic.Int64 // wall time spent inside Next, children included
 
-	mu    sync.Mutex
-	notes map[string]int64
+	// Scan holds a scan's counters; Scan.Active says the node is one.
+	Scan ScanStats
 }
 
-// Note adds delta to the named detail counter (e.g. "bytes_read").
-func (s *OperatorStats) Note(name string, delta int64) {
-	if s == nil {
-		return
-	}
-	s.mu.Lock()
-	if s.notes == nil {
-		s.notes = map[string]int64{}
-	}
-	s.notes[name] += delta
-	s.mu.Unlock()
+// ScanStats are what a scan read and skipped, summed over its tasks.
+type ScanStats struct {
+	// active is set by the scan's first task (the node is a scan);
+	// partitioned and dynamic say whether its table has partition columns
+	// and whether it has a dynamic pruner.
+	active, partitioned, dynamic atomic.Bool
+
+	BytesRead atomic.Int64 // Parquet bytes read
+	// PartitionsTotal is the table's partitions, PartitionsStatic those
+	// left by static pruning, PartitionsKept those left after dynamic
+	// pruning too (equal to PartitionsStatic without a dynamic pruner).
+	PartitionsTotal, PartitionsStatic, PartitionsKept atomic.Int64
+	// Files read and files skipped (no row group left).
+	Files, FilesPruned atomic.Int64
+	// Row groups of the files listed, and those read.
+	RowGroupsTotal, RowGroupsKept atomic.Int64
+	// Rows decoded, and rows left after the dynamic row filter.
+	RowsRead, RowsKept atomic.Int64
+	// FilterWaitNanos is the time spent waiting for dynamic filters.
+	FilterWaitNanos atomic.Int64
+
+	mu     sync.Mutex
+	ledger []CollectorLedger
 }
 
-// Notes returns a copy of the detail counters.
-func (s *OperatorStats) Notes() map[string]int64 {
+// CollectorLedger is what one dynamic filter held when a scan asked for
+// it: its distinct keys while exact, the bytes of its bloom filter once it
+// degraded.
+type CollectorLedger struct {
+	Collector int // collector ID
+	Key       int // key column of the collector (0 for single-key ones)
+	Exact     bool
+	Keys      int64 // distinct keys, when Exact
+	Bloom     int64 // bloom filter bytes, when not Exact
+}
+
+// Start marks the stats as a scan's, once per scan (the first task's
+// call counts): whether its table is partitioned and whether it is
+// dynamically pruned.
+func (s *ScanStats) Start(partitioned, dynamic bool) {
+	if s.active.CompareAndSwap(false, true) {
+		s.partitioned.Store(partitioned)
+		s.dynamic.Store(dynamic)
+	}
+}
+
+// Active reports whether the node is a scan that ran.
+func (s *ScanStats) Active() bool { return s.active.Load() }
+
+// Partitioned reports whether the scanned table has partition columns.
+func (s *ScanStats) Partitioned() bool { return s.partitioned.Load() }
+
+// Dynamic reports whether the scan was dynamically pruned.
+func (s *ScanStats) Dynamic() bool { return s.dynamic.Load() }
+
+// FilterWait is the time spent waiting for dynamic filters.
+func (s *ScanStats) FilterWait() time.Duration { return time.Duration(s.FilterWaitNanos.Load()) }
+
+// SetLedger records the dynamic filters' ledger (once per scan).
+func (s *ScanStats) SetLedger(l []CollectorLedger) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make(map[string]int64, len(s.notes))
-	for k, v := range s.notes {
-		out[k] = v
+	if s.ledger == nil {
+		s.ledger = append([]CollectorLedger{}, l...)
+		sort.Slice(s.ledger, func(a, b int) bool {
+			if s.ledger[a].Collector != s.ledger[b].Collector {
+				return s.ledger[a].Collector < s.ledger[b].Collector
+			}
+			return s.ledger[a].Key < s.ledger[b].Key
+		})
 	}
-	return out
 }
 
-// QueryStats holds the OperatorStats of every node of one query run.
+// Ledger returns a copy of the dynamic filters' ledger, by collector and
+// key.
+func (s *ScanStats) Ledger() []CollectorLedger {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]CollectorLedger(nil), s.ledger...)
+}
+
+// QueryStats holds the OperatorStats of every node of one query run, by
+// the node's ID in the run's job graph (stable for the plan, so a worker
+// in another process can report counters by ID).
 type QueryStats struct {
 	mu  sync.Mutex
-	ops map[Node]*OperatorStats
+	ops map[int]*OperatorStats
 }
 
 // NewQueryStats returns an empty collection.
-func NewQueryStats() *QueryStats { return &QueryStats{ops: map[Node]*OperatorStats{}} }
+func NewQueryStats() *QueryStats { return &QueryStats{ops: map[int]*OperatorStats{}} }
 
-// For returns the stats of node n, creating them on first use. A nil
-// QueryStats returns nil, and a nil *OperatorStats ignores Note.
-func (q *QueryStats) For(n Node) *OperatorStats {
+// For returns the stats of node id, creating them on first use. A nil
+// QueryStats returns nil.
+func (q *QueryStats) For(id int) *OperatorStats {
 	if q == nil {
 		return nil
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	s, ok := q.ops[n]
+	s, ok := q.ops[id]
 	if !ok {
 		s = &OperatorStats{}
-		q.ops[n] = s
+		q.ops[id] = s
 	}
 	return s
+}
+
+// Each calls f with every node's stats, by ascending ID.
+func (q *QueryStats) Each(f func(id int, s *OperatorStats)) {
+	if q == nil {
+		return
+	}
+	q.mu.Lock()
+	ids := make([]int, 0, len(q.ops))
+	for id := range q.ops {
+		ids = append(ids, id)
+	}
+	q.mu.Unlock()
+	sort.Ints(ids)
+	for _, id := range ids {
+		f(id, q.For(id))
+	}
 }

@@ -241,7 +241,7 @@ func (p *pruner) Prune(ctx context.Context, t *hive.Table, parts []*hive.Partiti
 	}
 	bound := make([]boundTarget, len(p.targets))
 	empty := false
-	ledger := map[string]int64{}
+	var ledger []exec.CollectorLedger
 	for i, tg := range p.targets {
 		if tg.Column < 0 || tg.Column >= len(t.Schema.Fields()) {
 			return nil, fmt.Errorf("%w: dynamic filter %d targets column #%d of %s, which has %d columns", exec.ErrInternal, tg.CollectorID, tg.Column, t.Name, len(t.Schema.Fields()))
@@ -264,18 +264,15 @@ func (p *pruner) Prune(ctx context.Context, t *hive.Table, parts []*hive.Partiti
 		}
 		bound[i] = b
 		empty = empty || f.empty
-		prefix := fmt.Sprintf("collector_%d_", tg.CollectorID)
-		if tg.Key != 0 {
-			prefix = fmt.Sprintf("collector_%d_key_%d_", tg.CollectorID, tg.Key)
-		}
+		entry := exec.CollectorLedger{Collector: tg.CollectorID, Key: tg.Key, Exact: f.empty || f.exact}
 		switch {
 		case f.empty:
-			ledger[prefix+"keys"] = 0
 		case f.exact:
-			ledger[prefix+"keys"] = int64(f.count)
+			entry.Keys = int64(f.count)
 		default:
-			ledger[prefix+"bloom_bytes"] = f.bloom.bytes
+			entry.Bloom = f.bloom.bytes
 		}
+		ledger = append(ledger, entry)
 	}
 
 	dp := &exec.DynamicPruning{Partitions: []*hive.Partition{}, Ledger: ledger}

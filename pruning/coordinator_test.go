@@ -230,7 +230,7 @@ func TestPruneIntersection(t *testing.T) {
 	if got := keptGroups(dp.KeepRowGroup, tb.Partitions[0].Files[0]); got != "12" {
 		t.Fatalf("row groups %s, want 12", got)
 	}
-	if dp.Ledger["collector_1_keys"] != 3 || dp.Ledger["collector_2_keys"] != 3 {
+	if len(dp.Ledger) != 2 || dp.Ledger[0] != (exec.CollectorLedger{Collector: 1, Exact: true, Keys: 3}) || dp.Ledger[1] != (exec.CollectorLedger{Collector: 2, Exact: true, Keys: 3}) {
 		t.Fatalf("ledger %v", dp.Ledger)
 	}
 	// A second call (another task) gets the same decision.

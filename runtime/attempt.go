@@ -48,6 +48,8 @@ func (w *Worker) release() { <-w.slots }
 type attemptRun struct {
 	att    *Attempt
 	tc     *exec.TaskContext
+	graph  *JobGraph
+	stats  *exec.QueryStats // nil: no counters
 	inputs map[*shuffle.Exchange]*shuffle.Buffer
 	out    *shuffle.Buffer          // nil for the result stage
 	result chan<- arrow.RecordBatch // result stage only
@@ -120,15 +122,17 @@ func (w *Worker) run(ctx context.Context, r *attemptRun) (err error) {
 }
 
 // open opens n's subtree for the attempt's task: exchanges become readers
-// of their buffers, every other node is opened over its opened children.
-// Every stream is wrapped to count rows, batches, bytes and time.
+// of their buffers, every other node is opened over its opened children
+// with its own counters in the task context. Every stream is wrapped to
+// count rows, batches, bytes and time.
 func (r *attemptRun) open(n exec.Node) (exec.Stream, error) {
+	op := r.stats.For(r.graph.NodeID(n))
 	if ex, ok := n.(*shuffle.Exchange); ok {
 		buf := r.inputs[ex]
 		if buf == nil {
 			return nil, fmt.Errorf("%w: stage %d reads an exchange with no buffer", exec.ErrInternal, r.tc.Stage)
 		}
-		return r.instrument(n, shuffle.OpenReader(buf, r.tc.Stage, r.tc.Task, r.tc.Parallelism, r.tc.Alloc)), nil
+		return instrument(op, shuffle.OpenReader(buf, r.tc.Stage, r.tc.Task, r.tc.Parallelism, r.tc.Alloc)), nil
 	}
 	kids := n.Children()
 	inputs := make([]exec.Stream, 0, len(kids))
@@ -140,7 +144,13 @@ func (r *attemptRun) open(n exec.Node) (exec.Stream, error) {
 		}
 		inputs = append(inputs, s)
 	}
-	s, err := n.Open(r.tc, inputs)
+	tc := r.tc
+	if op != nil {
+		own := *r.tc
+		own.Op = op
+		tc = &own
+	}
+	s, err := n.Open(tc, inputs)
 	if err != nil {
 		// Open failed, so nothing took ownership of the inputs; Close is
 		// idempotent should the node have closed some already.
@@ -151,7 +161,7 @@ func (r *attemptRun) open(n exec.Node) (exec.Stream, error) {
 		closeStreams(inputs)
 		return nil, fmt.Errorf("%w: %s opened to a nil stream", exec.ErrInternal, n)
 	}
-	return r.instrument(n, s), nil
+	return instrument(op, s), nil
 }
 
 func closeStreams(ss []exec.Stream) {
@@ -160,11 +170,11 @@ func closeStreams(ss []exec.Stream) {
 	}
 }
 
-func (r *attemptRun) instrument(n exec.Node, s exec.Stream) exec.Stream {
-	if r.tc.Stats == nil {
+func instrument(op *exec.OperatorStats, s exec.Stream) exec.Stream {
+	if op == nil {
 		return s
 	}
-	return &instrumentedStream{s: s, st: r.tc.Stats.For(n)}
+	return &instrumentedStream{s: s, st: op}
 }
 
 // instrumentedStream fills a node's OperatorStats from outside the

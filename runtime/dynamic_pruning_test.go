@@ -181,14 +181,14 @@ func TestDynamicPartitionPruningRun(t *testing.T) {
 	if sScan.Start.Before(sDim.End) {
 		t.Fatal("the scan stage started before the collector's stage ended")
 	}
-	notes := stats.For(scan).Notes()
-	if notes["partitions_total"] != 7 || notes["partitions_kept"] != 2 || notes["row_groups_kept"] != 8 || notes["row_groups_total"] != 28 ||
-		notes["files"] != 2 || notes["files_pruned"] != 5 || notes["rows_read"] != 400 || notes["rows_kept"] != 400 || notes["bytes_read"] <= 0 ||
-		notes["dpp_collector_1_keys"] != 3 {
-		t.Fatalf("ledger notes %v", notes)
+	sc := &stats.For(g.NodeID(scan)).Scan
+	if !sc.Dynamic() || sc.PartitionsTotal.Load() != 7 || sc.PartitionsKept.Load() != 2 || sc.RowGroupsKept.Load() != 8 || sc.RowGroupsTotal.Load() != 28 ||
+		sc.Files.Load() != 2 || sc.FilesPruned.Load() != 5 || sc.RowsRead.Load() != 400 || sc.RowsKept.Load() != 400 || sc.BytesRead.Load() <= 0 ||
+		len(sc.Ledger()) != 1 || sc.Ledger()[0] != (exec.CollectorLedger{Collector: 1, Exact: true, Keys: 3}) {
+		t.Fatalf("ledger %+v %+v", scanCounts(sc), sc.Ledger())
 	}
-	if _, ok := notes["filter_wait_ns"]; !ok {
-		t.Fatalf("no filter wait noted: %v", notes)
+	if sc.FilterWait() <= 0 {
+		t.Fatalf("no filter wait noted: %v", sc.FilterWait())
 	}
 	analyze := runtime.Explain(root, stats, g)
 	for _, want := range []string{"ledger: partitions 2/7, files 2/7, row groups 8/28, rows 400/400 kept, bytes ", "filter wait ", "collector 1 keys 3"} {
@@ -209,15 +209,15 @@ func TestDynamicRowGroupAndRowPruning(t *testing.T) {
 	coord := pruning.NewCoordinator(pruning.CoordinatorConfig{})
 	root, scan, _ := dppPlan(tb, dimValues(arrow.PrimitiveTypes.Int64, int64(7), int64(30), int64(1210), int64(5000), nil), factID, coord)
 	stats := exec.NewQueryStats()
-	got, _ := runAll(t, root, mem, stats)
+	got, g := runAll(t, root, mem, stats)
 	if strings.Join(sortedCopy(got), ",") != "v1210,v30,v7" {
 		t.Fatalf("rows %v", got)
 	}
-	notes := stats.For(scan).Notes()
+	sc := &stats.For(g.NodeID(scan)).Scan
 	// 7 and 30 share row group 0 of day 1; 1210 is in the NULL partition's
 	// first row group (ids 1200..1249).
-	if notes["partitions_kept"] != 7 || notes["row_groups_kept"] != 2 || notes["rows_read"] != 100 || notes["rows_kept"] != 3 {
-		t.Fatalf("ledger notes %v", notes)
+	if sc.PartitionsKept.Load() != 7 || sc.RowGroupsKept.Load() != 2 || sc.RowsRead.Load() != 100 || sc.RowsKept.Load() != 3 {
+		t.Fatalf("ledger %+v", scanCounts(sc))
 	}
 }
 
@@ -235,13 +235,13 @@ func TestDynamicDegradedRun(t *testing.T) {
 	}
 	root, scan, _ := dppPlan(tb, dimValues(arrow.PrimitiveTypes.Int64, keys...), factID, coord)
 	stats := exec.NewQueryStats()
-	got, _ := runAll(t, root, mem, stats)
+	got, g := runAll(t, root, mem, stats)
 	if len(got) != len(keys) {
 		t.Fatalf("%d rows %v", len(got), got)
 	}
-	notes := stats.For(scan).Notes()
-	if notes["dpp_collector_1_bloom_bytes"] <= 0 || notes["rows_kept"] < 22 || notes["row_groups_kept"] != 22 {
-		t.Fatalf("ledger notes %v", notes)
+	sc := &stats.For(g.NodeID(scan)).Scan
+	if l := sc.Ledger(); len(l) != 1 || l[0].Exact || l[0].Bloom <= 0 || sc.RowsKept.Load() < 22 || sc.RowGroupsKept.Load() != 22 {
+		t.Fatalf("ledger %+v %+v", scanCounts(sc), sc.Ledger())
 	}
 }
 
@@ -315,4 +315,14 @@ func sortedCopy(s []string) []string {
 		}
 	}
 	return out
+}
+
+// scanCounts lists a scan's counters for failure messages.
+func scanCounts(sc *exec.ScanStats) map[string]int64 {
+	return map[string]int64{
+		"bytes_read": sc.BytesRead.Load(), "partitions_total": sc.PartitionsTotal.Load(), "partitions_static": sc.PartitionsStatic.Load(),
+		"partitions_kept": sc.PartitionsKept.Load(), "files": sc.Files.Load(), "files_pruned": sc.FilesPruned.Load(),
+		"row_groups_total": sc.RowGroupsTotal.Load(), "row_groups_kept": sc.RowGroupsKept.Load(),
+		"rows_read": sc.RowsRead.Load(), "rows_kept": sc.RowsKept.Load(),
+	}
 }

@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -35,7 +34,7 @@ func Explain(root exec.Node, stats *exec.QueryStats, graph *JobGraph) string {
 	for i := len(graph.Stages) - 1; i >= 0; i-- {
 		st := graph.Stages[i]
 		explainStageHeader(&sb, st, producer, stats != nil)
-		explainNode(&sb, st.Root, 1, stats, producer)
+		explainNode(&sb, graph, st.Root, 1, stats, producer)
 	}
 	return sb.String()
 }
@@ -148,7 +147,7 @@ func exchangeRouting(ex *shuffle.Exchange, buf *shuffle.Buffer) string {
 	return ex.Kind.String()
 }
 
-func explainNode(sb *strings.Builder, n exec.Node, depth int, stats *exec.QueryStats, producer map[*shuffle.Exchange]*Stage) {
+func explainNode(sb *strings.Builder, g *JobGraph, n exec.Node, depth int, stats *exec.QueryStats, producer map[*shuffle.Exchange]*Stage) {
 	sb.WriteString(strings.Repeat("  ", depth))
 	sb.WriteString(n.String())
 	ex, isExchange := n.(*shuffle.Exchange)
@@ -158,29 +157,24 @@ func explainNode(sb *strings.Builder, n exec.Node, depth int, stats *exec.QueryS
 		}
 	}
 	if stats != nil {
-		st := stats.For(n)
+		st := stats.For(g.NodeID(n))
 		fmt.Fprintf(sb, "  [rows=%d batches=%d bytes=%s time=%s", st.Rows.Load(), st.Batches.Load(), policy.FormatBytes(st.Bytes.Load()), fmtDuration(time.Duration(st.Nanos.Load())))
-		notes := st.Notes()
-		var ledger string
-		var inLedger map[string]bool
-		if sc, ok := n.(*exec.Scan); ok && sc.Dynamic != nil {
-			ledger, inLedger = dynamicLedger(notes)
-		}
-		keys := make([]string, 0, len(notes))
-		for k := range notes {
-			if !inLedger[k] {
-				keys = append(keys, k)
+		sc := &st.Scan
+		if sc.Active() && !sc.Dynamic() {
+			fmt.Fprintf(sb, " bytes_read=%d files=%d", sc.BytesRead.Load(), sc.Files.Load())
+			if n := sc.FilesPruned.Load(); n > 0 {
+				fmt.Fprintf(sb, " files_pruned=%d", n)
 			}
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			fmt.Fprintf(sb, " %s=%d", k, notes[k])
+			if sc.Partitioned() {
+				fmt.Fprintf(sb, " partitions=%d/%d", sc.PartitionsKept.Load(), sc.PartitionsTotal.Load())
+			}
+			fmt.Fprintf(sb, " row_groups=%d/%d", sc.RowGroupsKept.Load(), sc.RowGroupsTotal.Load())
 		}
 		sb.WriteString("]")
-		if ledger != "" {
+		if sc.Active() && sc.Dynamic() {
 			sb.WriteString("\n")
 			sb.WriteString(strings.Repeat("  ", depth+2))
-			sb.WriteString(ledger)
+			sb.WriteString(dynamicLedger(sc))
 		}
 	}
 	sb.WriteString("\n")
@@ -188,7 +182,7 @@ func explainNode(sb *strings.Builder, n exec.Node, depth int, stats *exec.QueryS
 		return // its child belongs to the producer stage
 	}
 	for _, c := range n.Children() {
-		explainNode(sb, c, depth+1, stats, producer)
+		explainNode(sb, g, c, depth+1, stats, producer)
 	}
 }
 
@@ -204,32 +198,30 @@ func fmtDuration(d time.Duration) string {
 	}
 }
 
-// dynamicLedger renders the pruning ledger of a scan with a dynamic
-// filter from its notes, and the note names it used.
-func dynamicLedger(notes map[string]int64) (string, map[string]bool) {
-	used := map[string]bool{}
-	get := func(k string) int64 { used[k] = true; return notes[k] }
+// dynamicLedger renders the pruning ledger of a dynamically pruned scan.
+func dynamicLedger(sc *exec.ScanStats) string {
 	var parts []string
-	p := fmt.Sprintf("partitions %d/%d", get("partitions_kept"), get("partitions_total"))
-	if static, ok := notes["partitions"]; ok && static != notes["partitions_total"] {
+	p := fmt.Sprintf("partitions %d/%d", sc.PartitionsKept.Load(), sc.PartitionsTotal.Load())
+	if static := sc.PartitionsStatic.Load(); static != sc.PartitionsTotal.Load() {
 		p += fmt.Sprintf(" (%d after static pruning)", static)
 	}
 	parts = append(parts, p)
-	files := get("files")
-	parts = append(parts, fmt.Sprintf("files %d/%d", files, files+get("files_pruned")))
-	parts = append(parts, fmt.Sprintf("row groups %d/%d", get("row_groups_kept"), get("row_groups_total")))
-	parts = append(parts, fmt.Sprintf("rows %d/%d kept", get("rows_kept"), get("rows_read")))
-	parts = append(parts, "bytes "+policy.FormatBytes(get("bytes_read")))
-	parts = append(parts, "filter wait "+fmtDuration(time.Duration(get("filter_wait_ns"))))
-	used["partitions"] = true // the static count; partitions_kept says more
-	var extra []string
-	for k, v := range notes {
-		if strings.HasPrefix(k, "dpp_") {
-			used[k] = true
-			extra = append(extra, fmt.Sprintf("%s %d", strings.ReplaceAll(strings.TrimPrefix(k, "dpp_"), "_", " "), v))
+	files := sc.Files.Load()
+	parts = append(parts, fmt.Sprintf("files %d/%d", files, files+sc.FilesPruned.Load()))
+	parts = append(parts, fmt.Sprintf("row groups %d/%d", sc.RowGroupsKept.Load(), sc.RowGroupsTotal.Load()))
+	parts = append(parts, fmt.Sprintf("rows %d/%d kept", sc.RowsKept.Load(), sc.RowsRead.Load()))
+	parts = append(parts, "bytes "+policy.FormatBytes(sc.BytesRead.Load()))
+	parts = append(parts, "filter wait "+fmtDuration(sc.FilterWait()))
+	for _, l := range sc.Ledger() {
+		name := fmt.Sprintf("collector %d", l.Collector)
+		if l.Key != 0 {
+			name += fmt.Sprintf(" key %d", l.Key)
+		}
+		if l.Exact {
+			parts = append(parts, fmt.Sprintf("%s keys %d", name, l.Keys))
+		} else {
+			parts = append(parts, fmt.Sprintf("%s bloom bytes %d", name, l.Bloom))
 		}
 	}
-	sort.Strings(extra)
-	parts = append(parts, extra...)
-	return "ledger: " + strings.Join(parts, ", "), used
+	return "ledger: " + strings.Join(parts, ", ")
 }

@@ -69,7 +69,7 @@ func TestExplainAnalyzeGolden(t *testing.T) {
 	}
 	stats := exec.NewQueryStats()
 	set := func(n exec.Node, rows, batches, bytes int64, d time.Duration) {
-		s := stats.For(n)
+		s := stats.For(g.NodeID(n))
 		s.Rows.Store(rows)
 		s.Batches.Store(batches)
 		s.Bytes.Store(bytes)
@@ -78,8 +78,14 @@ func TestExplainAnalyzeGolden(t *testing.T) {
 	set(facts, 200, 20, 4096, 2*time.Millisecond)
 	set(dims, 5, 1, 100, 30*time.Microsecond)
 	set(root, 210, 4, 5000, 3*time.Millisecond)
-	stats.For(facts).Note("row_groups_pruned", 3)
-	stats.For(facts).Note("bytes_read", 12345)
+	// Facts stands in for a scan of an unpartitioned table.
+	sc := &stats.For(g.NodeID(facts)).Scan
+	sc.Start(false, false)
+	sc.BytesRead.Store(12345)
+	sc.Files.Store(3)
+	sc.FilesPruned.Store(1)
+	sc.RowGroupsTotal.Store(8)
+	sc.RowGroupsKept.Store(5)
 	got := Explain(root, stats, g)
 	want := `Stage 3 (parallelism 2) -> result <- reads Stage 1 [hash [key] by key group, 16 key groups], Stage 2 [broadcast]
   tasks=2 time=4.5ms rows=300 bytes=8.8KiB slowest-task=2ms
@@ -92,7 +98,7 @@ Stage 2 (parallelism 1) -> broadcast
   Dims  [rows=5 batches=1 bytes=100B time=30µs]
 Stage 1 (parallelism 2) -> hash [key] by key group, 16 key groups
   tasks=2 time=1.5ms rows=100 bytes=2.9KiB slowest-task=2ms
-  Facts  [rows=200 batches=20 bytes=4.0KiB time=2ms bytes_read=12345 row_groups_pruned=3]
+  Facts  [rows=200 batches=20 bytes=4.0KiB time=2ms bytes_read=12345 files=3 files_pruned=1 row_groups=5/8]
 `
 	if got != want {
 		t.Fatalf("got:\n%s\nwant:\n%s", got, want)

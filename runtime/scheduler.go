@@ -229,8 +229,10 @@ func (s *scheduler) launch(ctx context.Context, st *Stage) (int, error) {
 			att: att,
 			tc: &exec.TaskContext{
 				Alloc: s.cfg.Alloc, Memory: s.cfg.Memory,
-				Stage: st.ID, Task: i, Parallelism: p, Stats: s.cfg.Stats,
+				Stage: st.ID, Task: i, Parallelism: p,
 			},
+			graph:  s.g,
+			stats:  s.cfg.Stats,
 			inputs: bufs,
 			out:    st.OutBuffer,
 			result: s.exec.results,

@@ -95,6 +95,45 @@ type JobGraph struct {
 	Stages []*Stage
 	// Result is the stage whose output is the query's result.
 	Result *Stage
+
+	// nodes lists every node of the plan once, by ID (preorder from the
+	// root, a shared exchange's subtree numbered where first met); ids is
+	// the reverse index. Statistics are kept by these IDs.
+	nodes []exec.Node
+	ids   map[exec.Node]int
+}
+
+// NodeID is node n's ID in the graph, or -1 when n is not in the plan.
+func (g *JobGraph) NodeID(n exec.Node) int {
+	if id, ok := g.ids[n]; ok {
+		return id
+	}
+	return -1
+}
+
+// Node is the node of ID id, or nil.
+func (g *JobGraph) Node(id int) exec.Node {
+	if id < 0 || id >= len(g.nodes) {
+		return nil
+	}
+	return g.nodes[id]
+}
+
+// numberNodes gives every node of the plan its ID.
+func (g *JobGraph) numberNodes(root exec.Node) {
+	g.ids = map[exec.Node]int{}
+	var walk func(n exec.Node)
+	walk = func(n exec.Node) {
+		if _, seen := g.ids[n]; seen {
+			return
+		}
+		g.ids[n] = len(g.nodes)
+		g.nodes = append(g.nodes, n)
+		for _, c := range n.Children() {
+			walk(c)
+		}
+	}
+	walk(root)
 }
 
 // BuildJobGraph cuts the physical plan at its Exchange nodes. An Exchange
@@ -111,6 +150,7 @@ func BuildJobGraph(root exec.Node) (*JobGraph, error) {
 		return nil, err
 	}
 	b.g.Result = res
+	b.g.numberNodes(root)
 	if err := addOrderEdges(b.g); err != nil {
 		return nil, err
 	}
