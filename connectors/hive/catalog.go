@@ -3,12 +3,14 @@ package hive
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 )
@@ -25,36 +27,98 @@ var (
 	ErrCorrupt = errors.New("bad parquet data")
 	// ErrNoTable is returned by Catalog.Table for an unknown name.
 	ErrNoTable = errors.New("no such table")
+	// ErrNotParquet marks a data file that is not Parquet at all (no PAR1
+	// magic). Messages name the file and never quote its bytes.
+	ErrNotParquet = errors.New("not a parquet file")
+	// ErrChanged marks a data file whose size or modification time is not
+	// what the query was planned with: it was rewritten, truncated or
+	// replaced while the query ran. Running the query again reads the new
+	// version.
+	ErrChanged = errors.New("data file changed during the query")
 )
 
 // DefaultPartitionName is the folder value Hive writes for a NULL partition key.
 const DefaultPartitionName = "__HIVE_DEFAULT_PARTITION__"
 
-// Catalog is a data directory: each sub-folder is a table. Tables are loaded
-// on first use and cached, so opening a catalog over hundreds of tables
-// costs one directory listing.
+// Catalog is one view of a data directory: each sub-folder is a table.
+// A table is listed and its footers read at its first lookup, and the view
+// keeps it: every later lookup of the name returns the same *Table, so
+// everything planned against one view reads the same files with the same
+// footers. A long-lived user takes a fresh view per query (Snapshot); the
+// views of one directory share a cache of footers, each entry valid only
+// while its file keeps the size and modification time it had when the
+// footer was read (see doc.go, "Freshness").
 type Catalog struct {
 	Dir     string
+	root    string            // Dir with every symlink resolved: followed links must stay under it
+	footers *footerCache      // shared by every view of Dir
 	names   []string          // table names as spelled on disk, sorted
 	entries map[string]*entry // by lower-cased name
 }
 
 type entry struct {
 	name, dir string
+	err       error // set when the folder cannot be a table (a bad symlink)
 	once      sync.Once
 	table     *Table
-	err       error
 }
 
-// Open lists the tables of the data directory dir.
+// Open lists the tables of the data directory dir. Listing reads one
+// directory; no table folder or file is touched until a table is looked up.
 func Open(dir string) (*Catalog, error) {
+	return open(dir, newFooterCache())
+}
+
+// Snapshot returns a new view of the catalog's directory for one query:
+// it lists the tables again, and lists each table's folders again at its
+// first lookup, reusing the cached footers of files whose size and
+// modification time have not changed. The view's tables never change
+// after that lookup; a file that changes on disk while a query reads it
+// fails the query (ErrChanged).
+func (c *Catalog) Snapshot() (*Catalog, error) {
+	return open(c.Dir, c.footers)
+}
+
+// Refresh forgets every cached footer, so the next view reads each footer
+// again even when size and modification time are unchanged (a file
+// rewritten within the file system's timestamp resolution, or restored
+// with its old modification time). Views taken before keep their tables.
+func (c *Catalog) Refresh() { c.footers.clear() }
+
+func open(dir string, footers *footerCache) (*Catalog, error) {
+	root, err := filepath.EvalSymlinks(dir)
+	if err == nil {
+		root, err = filepath.Abs(root)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("opening data directory %s: %w", dir, err)
+	}
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("opening data directory %s: %w", dir, err)
 	}
-	c := &Catalog{Dir: dir, entries: map[string]*entry{}}
+	c := &Catalog{Dir: dir, root: root, footers: footers, entries: map[string]*entry{}}
 	for _, e := range ents {
-		if !e.IsDir() || hidden(e.Name()) {
+		if skipped(e.Name()) {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		var linkErr error
+		switch {
+		case e.IsDir():
+		case e.Type()&fs.ModeSymlink != 0:
+			// A link to a folder is a table; its target is checked when
+			// the table is looked up, so one bad link does not make the
+			// other tables unreadable. Links to files are ignored like
+			// files (the data directory holds only table folders).
+			st, err := os.Stat(path)
+			if err == nil && !st.IsDir() {
+				continue
+			}
+			if err != nil {
+				linkErr = fmt.Errorf("%w: table folder %s is a symlink that cannot be followed: %v", ErrCorrupt, path, err)
+			}
+		default:
 			continue
 		}
 		key := strings.ToLower(e.Name())
@@ -62,7 +126,7 @@ func Open(dir string) (*Catalog, error) {
 			return nil, fmt.Errorf("%w: data directory %s has two folders named %s and %s; table names are case-insensitive",
 				ErrCorrupt, dir, prev.name, e.Name())
 		}
-		c.entries[key] = &entry{name: e.Name(), dir: filepath.Join(dir, e.Name())}
+		c.entries[key] = &entry{name: e.Name(), dir: path, err: linkErr}
 		c.names = append(c.names, e.Name())
 	}
 	sort.Strings(c.names)
@@ -72,8 +136,9 @@ func Open(dir string) (*Catalog, error) {
 // TableNames returns the table names as spelled on disk, sorted.
 func (c *Catalog) TableNames() []string { return append([]string(nil), c.names...) }
 
-// Table returns the table called name (case-insensitive), reading its
-// footers on the first call. Safe for concurrent use.
+// Table returns the table called name (case-insensitive), listing its
+// folders and reading (or revalidating) its footers on the first call to
+// this view. Safe for concurrent use; every call returns the same *Table.
 func (c *Catalog) Table(name string) (*Table, error) {
 	e, ok := c.entries[strings.ToLower(name)]
 	if !ok {
@@ -83,7 +148,11 @@ func (c *Catalog) Table(name string) (*Table, error) {
 		}
 		return nil, fmt.Errorf("%w: table %q is not a folder of data directory %s (tables: %s)", ErrNoTable, name, c.Dir, known)
 	}
-	e.once.Do(func() { e.table, e.err = loadTable(e.name, e.dir) })
+	e.once.Do(func() {
+		if e.err == nil {
+			e.table, e.err = c.loadTable(e.name, e.dir)
+		}
+	})
 	return e.table, e.err
 }
 
@@ -113,12 +182,17 @@ type Partition struct {
 	Files  []*File
 }
 
-// File is one Parquet data file with its footer statistics.
+// File is one Parquet data file with its footer statistics, as of one
+// version of the file: Size and ModTime are what the file had when the
+// footer was read, and a reader fails (ErrChanged) when they differ.
 type File struct {
 	Path      string
 	Size      int64
+	ModTime   time.Time
 	NumRows   int64
 	RowGroups []RowGroup
+
+	stamp fileStamp // Size and ModTime, compared on every open
 }
 
 // RowGroup is the footer summary of one row group.
@@ -166,102 +240,16 @@ func (t *Table) NumBytes() int64 {
 	return n
 }
 
-// hidden reports names Hive and Spark leave beside data: dot files,
-// _SUCCESS, _temporary, _common_metadata and the like.
-func hidden(name string) bool {
-	return strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")
-}
-
-type rawPartition struct {
-	keys, values []string
-	dir          string
-	files        []string
-}
-
-// walkTable finds the leaf partition folders of a table.
-func walkTable(dir string, keys, values []string, out *[]rawPartition) error {
-	ents, err := os.ReadDir(dir)
+// loadTable lists the table in dir and reads the footers of its files,
+// reusing cached footers whose file stamps are unchanged.
+func (c *Catalog) loadTable(name, dir string) (*Table, error) {
+	raws, err := listTable(c.root, name, dir)
 	if err != nil {
-		return fmt.Errorf("listing table folder %s: %w", dir, err)
-	}
-	var files []string
-	var subdirs []os.DirEntry
-	for _, e := range ents {
-		name := e.Name()
-		if hidden(name) {
-			continue
-		}
-		if e.IsDir() {
-			subdirs = append(subdirs, e)
-			continue
-		}
-		if strings.HasSuffix(strings.ToLower(name), ".parquet") {
-			files = append(files, filepath.Join(dir, name))
-		}
-	}
-	if len(files) > 0 && len(subdirs) > 0 {
-		return fmt.Errorf("%w: folder %s holds both data files and sub-folders; Hive tables keep files only in the innermost partition folders",
-			ErrCorrupt, dir)
-	}
-	if len(files) > 0 {
-		sort.Strings(files)
-		*out = append(*out, rawPartition{keys: append([]string(nil), keys...), values: append([]string(nil), values...), dir: dir, files: files})
-		return nil
-	}
-	for _, e := range subdirs {
-		k, v, ok := strings.Cut(e.Name(), "=")
-		if !ok || k == "" {
-			return fmt.Errorf("%w: folder %s is not a partition folder (want key=value)", ErrCorrupt, filepath.Join(dir, e.Name()))
-		}
-		if err := walkTable(filepath.Join(dir, e.Name()), append(keys, unescapePath(k)), append(values, unescapePath(v)), out); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// unescapePath undoes Hive's %XX escaping of partition folder names.
-func unescapePath(s string) string {
-	if !strings.Contains(s, "%") {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '%' && i+2 < len(s) {
-			if h, ok := unhex(s[i+1]); ok {
-				if l, ok := unhex(s[i+2]); ok {
-					b.WriteByte(h<<4 | l)
-					i += 2
-					continue
-				}
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
-
-func unhex(c byte) (byte, bool) {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0', true
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10, true
-	case 'A' <= c && c <= 'F':
-		return c - 'A' + 10, true
-	}
-	return 0, false
-}
-
-func loadTable(name, dir string) (*Table, error) {
-	var raws []rawPartition
-	if err := walkTable(dir, nil, nil, &raws); err != nil {
 		return nil, err
 	}
 	if len(raws) == 0 {
-		return nil, fmt.Errorf("%w: table %s has no .parquet files under %s", ErrCorrupt, name, dir)
+		return nil, fmt.Errorf("%w: table %s has no data files under %s", ErrCorrupt, name, dir)
 	}
-	sort.Slice(raws, func(i, j int) bool { return raws[i].dir < raws[j].dir })
 	keys := raws[0].keys
 	for _, r := range raws[1:] {
 		if !equalFold(r.keys, keys) {
@@ -274,59 +262,30 @@ func loadTable(name, dir string) (*Table, error) {
 		return nil, fmt.Errorf("table %s: %w", name, err)
 	}
 
-	// Read every footer, a few at a time: footers are small reads, so the
-	// time goes to latency, not bandwidth.
-	type job struct {
-		path string
-		out  **File
-		info *[]columnInfo
-		err  *error
-	}
-	var jobs []job
 	parts := make([]*Partition, len(raws))
-	infos := make([][]columnInfo, 0)
-	errs := make([]error, 0)
+	var listed []listedFile
 	for i, r := range raws {
 		p := &Partition{Dir: r.dir, Files: make([]*File, len(r.files))}
 		if len(keys) > 0 {
 			p.Values = partValues[i]
 		}
 		parts[i] = p
-		for j, path := range r.files {
-			jobs = append(jobs, job{path: path, out: &p.Files[j]})
+		listed = append(listed, r.files...)
+	}
+	footers, err := c.footersOf(dir, listed)
+	if err != nil {
+		return nil, err
+	}
+	n := 0
+	for _, p := range parts {
+		for j := range p.Files {
+			p.Files[j] = footers[n].file
+			n++
 		}
 	}
-	infos = make([][]columnInfo, len(jobs))
-	errs = make([]error, len(jobs))
-	for i := range jobs {
-		jobs[i].info = &infos[i]
-		jobs[i].err = &errs[i]
-	}
-	workers := min(4*runtime.GOMAXPROCS(0), len(jobs))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				*jobs[i].out, *jobs[i].info, *jobs[i].err = readFooter(jobs[i].path)
-			}
-		}()
-	}
-	for i := range jobs {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
-	}
-	first := infos[0]
-	for i := 1; i < len(infos); i++ {
-		if err := sameSchema(first, jobs[0].path, infos[i], jobs[i].path); err != nil {
+	first := footers[0].cols
+	for i := 1; i < len(footers); i++ {
+		if err := sameSchema(first, listed[0].path, footers[i].cols, listed[i].path); err != nil {
 			return nil, fmt.Errorf("table %s: %w", name, err)
 		}
 	}
@@ -351,6 +310,53 @@ func loadTable(name, dir string) (*Table, error) {
 		Partitions:       parts,
 		physical:         first,
 	}, nil
+}
+
+// footersOf returns the footer of every listed file, in order: the cached
+// one when the file's stamp is unchanged, else read from the file. The
+// table's cache entries are then replaced by these.
+func (c *Catalog) footersOf(dir string, listed []listedFile) ([]*footer, error) {
+	cached := c.footers.table(dir)
+	out := make([]*footer, len(listed))
+	var misses []int
+	for i, lf := range listed {
+		if f, ok := cached[lf.path]; ok && f.stamp == lf.stamp {
+			out[i] = f
+			continue
+		}
+		misses = append(misses, i)
+	}
+	// Read the missing footers a few at a time: footers are small reads,
+	// so the time goes to latency, not bandwidth.
+	errs := make([]error, len(listed))
+	workers := min(4*runtime.GOMAXPROCS(0), len(misses))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out[i], errs[i] = readFooter(listed[i].path)
+			}
+		}()
+	}
+	for _, i := range misses {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	fresh := make(map[string]*footer, len(listed))
+	for i, lf := range listed {
+		fresh[lf.path] = out[i]
+	}
+	c.footers.store(dir, fresh)
+	return out, nil
 }
 
 func equalFold(a, b []string) bool {

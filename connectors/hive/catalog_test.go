@@ -173,7 +173,7 @@ func TestCatalogErrors(t *testing.T) {
 		{"broken", ErrCorrupt, []string{"b.parquet"}},
 		{"stamps", ErrUnsupported, []string{"a.parquet", "ts"}},
 		{"ragged", ErrCorrupt, []string{"y=2"}},
-		{"empty", ErrCorrupt, []string{"no .parquet files"}},
+		{"empty", ErrCorrupt, []string{"no data files"}},
 	} {
 		_, err := cat.Table(tc.table)
 		if err == nil || !errors.Is(err, tc.is) {
@@ -206,15 +206,15 @@ func TestCorruptPages(t *testing.T) {
 	writeFlat(t, dir, 2500)
 	path := filepath.Join(dir, "items", "part-0.parquet")
 	data, _ := os.ReadFile(path)
+	for i := 4; i < len(data)/2; i += 97 {
+		data[i] ^= 0x5a
+	}
+	os.WriteFile(path, data, 0o644)
 	cat, _ := Open(dir)
 	tb, err := cat.Table("items")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := 4; i < len(data)/2; i += 97 {
-		data[i] ^= 0x5a
-	}
-	os.WriteFile(path, data, 0o644)
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	r, err := tb.OpenFile(tb.Partitions[0], tb.Partitions[0].Files[0], ScanOptions{Columns: []int{0, 1, 2, 10}, Alloc: mem})

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/big"
 	"os"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
@@ -38,23 +39,62 @@ type columnInfo struct {
 	optional bool
 }
 
-// openParquet opens path and parses its footer. The caller closes the file.
-func openParquet(path string) (*os.File, *parquet.File, error) {
+// openFile opens path and returns its stamp, taken from the open file.
+// The caller closes the file.
+func openFile(path string) (*os.File, fileStamp, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: opening %s: %w", ErrCorrupt, path, err)
+		return nil, fileStamp{}, fmt.Errorf("%w: opening %s: %w", ErrCorrupt, path, err)
 	}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, nil, fmt.Errorf("%w: %s: %w", ErrCorrupt, path, err)
+		return nil, fileStamp{}, fmt.Errorf("%w: %s: %w", ErrCorrupt, path, err)
 	}
-	pf, err := safeOpen(f, st.Size())
+	return f, stampOf(st), nil
+}
+
+// parquetMagic opens and ends every Parquet file; encryptedMagic ends one
+// whose footer is encrypted.
+const (
+	parquetMagic   = "PAR1"
+	encryptedMagic = "PARE"
+)
+
+// checkMagic tells a Parquet file from anything else by its first and last
+// four bytes, before the footer parser sees it: a text file in a table
+// folder must say "not Parquet" and never have its bytes quoted back.
+func checkMagic(f *os.File, path string, size int64) error {
+	notParquet := fmt.Errorf("%w: %s is not a Parquet file (%d bytes, without the PAR1 marker at its start and end); every file in a table folder must be Parquet except hidden ones (names starting with . or _) and .crc checksums: move it out or rename it",
+		ErrNotParquet, path, size)
+	// The smallest Parquet file is the magic, a 4-byte footer length and
+	// the magic again, around a footer of at least a few bytes.
+	if size < 12 {
+		return notParquet
+	}
+	var head, tail [4]byte
+	if _, err := f.ReadAt(head[:], 0); err != nil {
+		return fmt.Errorf("%w: reading %s: %w", ErrCorrupt, path, err)
+	}
+	if _, err := f.ReadAt(tail[:], size-4); err != nil {
+		return fmt.Errorf("%w: reading %s: %w", ErrCorrupt, path, err)
+	}
+	switch {
+	case string(head[:]) == parquetMagic && string(tail[:]) == encryptedMagic:
+		return fmt.Errorf("%w: %s is an encrypted Parquet file; fsql reads only plaintext footers", ErrUnsupported, path)
+	case string(head[:]) != parquetMagic || string(tail[:]) != parquetMagic:
+		return notParquet
+	}
+	return nil
+}
+
+// parseFooter parses the footer of an open file that passed checkMagic.
+func parseFooter(f *os.File, path string, size int64) (*parquet.File, error) {
+	pf, err := safeOpen(f, size)
 	if err != nil {
-		f.Close()
-		return nil, nil, fmt.Errorf("%w: %s is not a readable Parquet file: %w", ErrCorrupt, path, err)
+		return nil, fmt.Errorf("%w: %s is not a readable Parquet file: %w", ErrCorrupt, path, err)
 	}
-	return f, pf, nil
+	return pf, nil
 }
 
 // safeOpen guards parquet-go's footer parsing: a damaged file must become an
@@ -68,32 +108,41 @@ func safeOpen(f *os.File, size int64) (pf *parquet.File, err error) {
 	return parquet.OpenFile(f, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 }
 
-// readFooter reads the footer of one data file into a File with statistics.
-func readFooter(path string) (*File, []columnInfo, error) {
-	osf, pf, err := openParquet(path)
+// readFooter reads the footer of one data file into a File with
+// statistics, stamped with the size and modification time the file had
+// while the footer was read.
+func readFooter(path string) (*footer, error) {
+	osf, stamp, err := openFile(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	defer osf.Close()
+	if err := checkMagic(osf, path, stamp.size); err != nil {
+		return nil, err
+	}
+	pf, err := parseFooter(osf, path, stamp.size)
+	if err != nil {
+		return nil, err
+	}
 	md := pf.Metadata()
 	cols, err := schemaColumns(md, path)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	out := &File{Path: path, Size: pf.Size(), NumRows: md.NumRows}
+	out := &File{Path: path, Size: stamp.size, ModTime: time.Unix(0, stamp.mtime), NumRows: md.NumRows, stamp: stamp}
 	var total int64
 	for ri, rg := range md.RowGroups {
 		if len(rg.Columns) != len(cols) {
-			return nil, nil, fmt.Errorf("%w: %s: row group %d has %d column chunks, the schema has %d columns", ErrCorrupt, path, ri, len(rg.Columns), len(cols))
+			return nil, fmt.Errorf("%w: %s: row group %d has %d column chunks, the schema has %d columns", ErrCorrupt, path, ri, len(rg.Columns), len(cols))
 		}
 		if rg.NumRows < 0 {
-			return nil, nil, fmt.Errorf("%w: %s: row group %d has a negative row count", ErrCorrupt, path, ri)
+			return nil, fmt.Errorf("%w: %s: row group %d has a negative row count", ErrCorrupt, path, ri)
 		}
 		g := RowGroup{NumRows: rg.NumRows, Columns: make([]ColumnStats, len(cols))}
 		for ci := range rg.Columns {
 			cm := &rg.Columns[ci].MetaData
 			if cm.Type != cols[ci].phys {
-				return nil, nil, fmt.Errorf("%w: %s: column %s is %s in row group %d but %s in the schema", ErrCorrupt, path, cols[ci].name, cm.Type, ri, cols[ci].phys)
+				return nil, fmt.Errorf("%w: %s: column %s is %s in row group %d but %s in the schema", ErrCorrupt, path, cols[ci].name, cm.Type, ri, cols[ci].phys)
 			}
 			g.Columns[ci] = columnStats(cols[ci], cm)
 			g.Bytes += cm.TotalCompressedSize
@@ -102,9 +151,16 @@ func readFooter(path string) (*File, []columnInfo, error) {
 		out.RowGroups = append(out.RowGroups, g)
 	}
 	if total != md.NumRows {
-		return nil, nil, fmt.Errorf("%w: %s: footer says %d rows but its row groups hold %d", ErrCorrupt, path, md.NumRows, total)
+		return nil, fmt.Errorf("%w: %s: footer says %d rows but its row groups hold %d", ErrCorrupt, path, md.NumRows, total)
 	}
-	return out, cols, nil
+	// A writer still at work (or a copy in progress) changes the file
+	// under the parser; a footer read across two versions is no footer.
+	if st, err := osf.Stat(); err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrCorrupt, path, err)
+	} else if now := stampOf(st); now != stamp {
+		return nil, checkStamp(out, now, "while its footer was read")
+	}
+	return &footer{stamp: stamp, file: out, cols: cols}, nil
 }
 
 // schemaColumns maps a flat Parquet schema to Arrow types.

@@ -2,8 +2,10 @@ package hive
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -60,6 +62,7 @@ type FileReader struct {
 	decoders  []*columnDecoder
 	consts    []arrow.Array // partition columns at full batch size, sliced per batch
 	bytesRead int64
+	checked   bool // checkUnchanged ran
 	closed    bool
 }
 
@@ -100,26 +103,82 @@ func (t *Table) OpenFile(p *Partition, f *File, opts ScanOptions) (*FileReader, 
 			needFile = true
 		}
 	}
-	if needFile && len(rgs) > 0 {
-		osf, pf, err := openParquet(f.Path)
+	if len(rgs) == 0 {
+		return r, nil
+	}
+	if !needFile {
+		// Only row counts are read, from the snapshot's footer; the file
+		// must still be the version they came from.
+		now, err := statStamp(f.Path)
 		if err != nil {
+			return nil, fmt.Errorf("%w: %s: %w", ErrChanged, f.Path, err)
+		}
+		if err := checkStamp(f, now, "after the query was planned"); err != nil {
 			return nil, err
 		}
-		r.osf, r.pf = osf, pf
-		md := pf.Metadata()
-		cols, err := schemaColumns(md, f.Path)
-		if err == nil {
-			err = sameSchema(t.physical, t.Name, cols, f.Path)
-		}
-		if err == nil && len(md.RowGroups) != len(f.RowGroups) {
-			err = fmt.Errorf("%w: %s changed since the table was loaded", ErrCorrupt, f.Path)
-		}
-		if err != nil {
-			r.Close()
-			return nil, err
-		}
+		return r, nil
+	}
+	if err := r.open(); err != nil {
+		r.Close()
+		return nil, err
 	}
 	return r, nil
+}
+
+// open opens the file and checks it is the version the table's snapshot
+// holds: same size and modification time, and a footer with the same
+// schema and row groups (which also catches a rewrite that kept both).
+func (r *FileReader) open() error {
+	f, t := r.file, r.table
+	osf, now, err := openFile(f.Path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("%w: %s was removed after the query was planned; run the query again", ErrChanged, f.Path)
+		}
+		return err
+	}
+	r.osf = osf
+	if err := checkStamp(f, now, "after the query was planned"); err != nil {
+		return err
+	}
+	if err := checkMagic(osf, f.Path, now.size); err != nil {
+		return err
+	}
+	pf, err := parseFooter(osf, f.Path, now.size)
+	if err != nil {
+		return err
+	}
+	r.pf = pf
+	md := pf.Metadata()
+	cols, err := schemaColumns(md, f.Path)
+	if err != nil {
+		return err
+	}
+	if err := sameSchema(t.physical, t.Name, cols, f.Path); err != nil {
+		return err
+	}
+	same := len(md.RowGroups) == len(f.RowGroups)
+	for i := 0; same && i < len(md.RowGroups); i++ {
+		same = md.RowGroups[i].NumRows == f.RowGroups[i].NumRows
+	}
+	if !same {
+		return fmt.Errorf("%w: %s was rewritten after the query was planned (same size and modification time, other row groups); run the query again", ErrChanged, f.Path)
+	}
+	return nil
+}
+
+// checkUnchanged is called once the last row group is read: a file
+// written to while it was read (in place, not replaced) fails the query
+// rather than give a mix of two versions.
+func (r *FileReader) checkUnchanged() error {
+	if r.osf == nil {
+		return nil
+	}
+	st, err := r.osf.Stat()
+	if err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrCorrupt, r.file.Path, err)
+	}
+	return checkStamp(r.file, stampOf(st), "while the query read it")
 }
 
 // Schema is the schema of every batch Next returns.
@@ -138,6 +197,12 @@ func (r *FileReader) Next(ctx context.Context) (rec arrow.RecordBatch, err error
 	}
 	for r.rgLeft == 0 {
 		if r.rgPos >= len(r.rowGroups) {
+			if !r.checked {
+				r.checked = true
+				if err := r.checkUnchanged(); err != nil {
+					return nil, err
+				}
+			}
 			return nil, io.EOF
 		}
 		if err := r.openRowGroup(r.rowGroups[r.rgPos]); err != nil {
