@@ -38,6 +38,25 @@ func Open(dir string, cfg Config) (*Engine, error) {
 	return &Engine{dir: dir, cfg: cfg, catalog: cat, alloc: memory.DefaultAllocator}, nil
 }
 
+// Refresh drops the engine's cached footers and reads again those of
+// every table a query had read, so the next query starts warm. Queries do
+// not need it to see added, removed or rewritten files: each query lists
+// its tables' folders again and re-reads the footer of any file whose
+// size or modification time changed. Refresh is for a rewrite that kept
+// both (a copy that preserves times, or a rewrite within the file
+// system's timestamp resolution). Queries already running keep the files
+// they planned with. Cancelling ctx stops the reload (the cache is
+// dropped anyway); an error names the first table that could not be read.
+func (e *Engine) Refresh(ctx context.Context) error {
+	if err := e.catalog.Refresh(ctx); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("%w: %w", exec.ErrPlan, err)
+	}
+	return nil
+}
+
 // WithAllocator returns a copy of the engine whose queries allocate every
 // Arrow buffer from alloc (tests pass a checked allocator to catch leaks).
 func (e *Engine) WithAllocator(alloc memory.Allocator) *Engine {
@@ -159,7 +178,13 @@ func (e *Engine) plan(stmt ast.StmtNode) (st *sql.Statement, root exec.Node, err
 			err = fmt.Errorf("%w: planner panic: %v\n%s", exec.ErrInternal, r, debug.Stack())
 		}
 	}()
-	st, err = sql.NewBinder(e.catalog).Bind(stmt)
+	// One snapshot of the catalog per query: every table it names is
+	// listed and validated once, and all its tasks read those files.
+	snap, err := e.catalog.Snapshot()
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %v", exec.ErrPlan, err)
+	}
+	st, err = sql.NewBinder(snap).Bind(stmt)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -313,24 +313,22 @@ func TestCorruptPage(t *testing.T) {
 	}
 }
 
-// TestFileVanishes deletes a file after the engine has read the table's
-// footers: the next query must fail naming it.
+// TestFileVanishes deletes a file after a query has read the table: the
+// next query lists the table again and reads it without that file. (A
+// file that vanishes while a query runs fails that query; the hive
+// package tests that.)
 func TestFileVanishes(t *testing.T) {
 	noLeaks(t)
 	dir := robustDir(t)
 	eng := checkedEngine(t, dir, 4, nil)
-	if n, err := drain(context.Background(), eng, "select count(*) from big"); err != nil || n != 1 {
+	if n, err := drain(context.Background(), eng, "select * from big"); err != nil || n != bigFiles*bigRowsPerFile {
 		t.Fatalf("%d rows, %v", n, err)
 	}
 	if err := os.Remove(filepath.Join(dir, "big", "part-1.parquet")); err != nil {
 		t.Fatal(err)
 	}
-	_, err := drain(context.Background(), eng, "select sum(v) from big")
-	if err == nil {
-		t.Fatal("a vanished file gave no error")
-	}
-	if !strings.Contains(err.Error(), "part-1.parquet") {
-		t.Errorf("error %q does not name the vanished file", err)
+	if n, err := drain(context.Background(), eng, "select * from big"); err != nil || n != (bigFiles-1)*bigRowsPerFile {
+		t.Fatalf("after removing a file: %d rows, %v; want %d", n, err, (bigFiles-1)*bigRowsPerFile)
 	}
 }
 

@@ -143,3 +143,41 @@ func cpuTime() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// BenchmarkSnapshot measures what freshness costs a query: a new view
+// lists a partitioned table again (1,828 date folders of one file each,
+// the layout of a TPC-DS fact table) and revalidates every cached footer
+// by size and modification time ("relist"), against a cold load that also
+// reads every footer ("cold", the footer cache emptied).
+func BenchmarkSnapshot(b *testing.B) {
+	dir := b.TempDir()
+	rows := qtyRows(10, 0)
+	for d := 0; d < 1828; d++ {
+		writeParquet(b, filepath.Join(dir, "sales", fmt.Sprintf("ss_sold_date_sk=%d", 2450816+d), "part-0.parquet"), qtyGroup, rows)
+	}
+	cat, err := Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	load := func(b *testing.B) {
+		snap, err := cat.Snapshot()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if tb, err := snap.Table("sales"); err != nil || len(tb.Partitions) != 1828 {
+			b.Fatalf("%v", err)
+		}
+	}
+	b.Run("relist", func(b *testing.B) {
+		load(b)
+		for b.Loop() {
+			load(b)
+		}
+	})
+	b.Run("cold", func(b *testing.B) {
+		for b.Loop() {
+			cat.footers.clear()
+			load(b)
+		}
+	})
+}

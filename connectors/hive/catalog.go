@@ -1,6 +1,7 @@
 package hive
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -79,11 +80,32 @@ func (c *Catalog) Snapshot() (*Catalog, error) {
 	return open(c.Dir, c.footers)
 }
 
-// Refresh forgets every cached footer, so the next view reads each footer
-// again even when size and modification time are unchanged (a file
-// rewritten within the file system's timestamp resolution, or restored
-// with its old modification time). Views taken before keep their tables.
-func (c *Catalog) Refresh() { c.footers.clear() }
+// Refresh forgets every cached footer, then reads again, through a new
+// view, the footers of every table that had cached ones, so the next
+// query finds them warm. Queries never need it to see added, removed or
+// rewritten files (each view lists again and checks every file's size
+// and modification time); it is for a rewrite that kept both (a copy that
+// preserves times, a rewrite within the file system's timestamp
+// resolution). Views taken before keep their tables. Cancelling ctx stops
+// the reload; the cache is dropped either way. The error names the first
+// table that could not be read again.
+func (c *Catalog) Refresh(ctx context.Context) error {
+	had := c.footers.clear()
+	snap, err := c.Snapshot()
+	if err != nil {
+		return err
+	}
+	for _, name := range snap.names {
+		e := snap.entries[strings.ToLower(name)]
+		if !had[e.dir] || e.err != nil {
+			continue
+		}
+		if _, err := snap.loadTable(ctx, e.name, e.dir); err != nil {
+			return fmt.Errorf("refreshing table %s: %w", e.name, err)
+		}
+	}
+	return nil
+}
 
 func open(dir string, footers *footerCache) (*Catalog, error) {
 	root, err := filepath.EvalSymlinks(dir)
@@ -150,7 +172,7 @@ func (c *Catalog) Table(name string) (*Table, error) {
 	}
 	e.once.Do(func() {
 		if e.err == nil {
-			e.table, e.err = c.loadTable(e.name, e.dir)
+			e.table, e.err = c.loadTable(context.Background(), e.name, e.dir)
 		}
 	})
 	return e.table, e.err
@@ -242,7 +264,7 @@ func (t *Table) NumBytes() int64 {
 
 // loadTable lists the table in dir and reads the footers of its files,
 // reusing cached footers whose file stamps are unchanged.
-func (c *Catalog) loadTable(name, dir string) (*Table, error) {
+func (c *Catalog) loadTable(ctx context.Context, name, dir string) (*Table, error) {
 	raws, err := listTable(c.root, name, dir)
 	if err != nil {
 		return nil, err
@@ -272,7 +294,7 @@ func (c *Catalog) loadTable(name, dir string) (*Table, error) {
 		parts[i] = p
 		listed = append(listed, r.files...)
 	}
-	footers, err := c.footersOf(dir, listed)
+	footers, err := c.footersOf(ctx, dir, listed)
 	if err != nil {
 		return nil, err
 	}
@@ -315,7 +337,7 @@ func (c *Catalog) loadTable(name, dir string) (*Table, error) {
 // footersOf returns the footer of every listed file, in order: the cached
 // one when the file's stamp is unchanged, else read from the file. The
 // table's cache entries are then replaced by these.
-func (c *Catalog) footersOf(dir string, listed []listedFile) ([]*footer, error) {
+func (c *Catalog) footersOf(ctx context.Context, dir string, listed []listedFile) ([]*footer, error) {
 	cached := c.footers.table(dir)
 	out := make([]*footer, len(listed))
 	var misses []int
@@ -337,7 +359,9 @@ func (c *Catalog) footersOf(dir string, listed []listedFile) ([]*footer, error) 
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				out[i], errs[i] = readFooter(listed[i].path)
+				if errs[i] = ctx.Err(); errs[i] == nil {
+					out[i], errs[i] = readFooter(listed[i].path)
+				}
 			}
 		}()
 	}

@@ -43,10 +43,16 @@ func (c *footerCache) store(dir string, footers map[string]*footer) {
 	c.tables[dir] = footers
 }
 
-func (c *footerCache) clear() {
+// clear drops every footer and returns the table folders that had some.
+func (c *footerCache) clear() map[string]bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	had := make(map[string]bool, len(c.tables))
+	for dir := range c.tables {
+		had[dir] = true
+	}
 	c.tables = map[string]map[string]*footer{}
+	return had
 }
 
 // checkStamp fails with ErrChanged when the file now has another stamp

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -54,26 +55,83 @@ type rawPartition struct {
 
 // lister walks one table folder. Paths keep the names as spelled through
 // the table folder (links not resolved), so messages and EXPLAIN show
-// where a file sits in the table; real paths serve only to keep links
+// where a file sits in the table; resolved paths serve only to keep links
 // inside the data directory and to catch cycles.
 type lister struct {
 	root  string // the data directory, every symlink resolved
 	table string
-	out   []rawPartition
 }
 
-// listTable finds the leaf partition folders of the table in dir.
+// folder is one folder to list: its path, its resolved path, the
+// partition keys and values of the folders above it, and the resolved
+// folders from the table folder down to it (to catch a link back up).
+type folder struct {
+	dir, real    string
+	keys, values []string
+	above        *chain
+}
+
+type chain struct {
+	real string
+	up   *chain
+}
+
+// listed is what listing one folder found.
+type listed struct {
+	files []listedFile
+	subs  []folder
+	err   error
+}
+
+// listWorkers bounds the folders listed at once. Listing is system calls
+// (open, getdents, stat), which wait on the kernel rather than the CPU, so
+// more folders than cores in flight shorten it.
+const listWorkers = 16
+
+// listTable finds the leaf partition folders of the table in dir, sorted
+// by folder. It lists one level of folders at a time, the folders of a
+// level in parallel: a table partitioned by date has thousands of them.
 func listTable(root, table, dir string) ([]rawPartition, error) {
 	l := &lister{root: root, table: table}
 	real, err := l.resolve(dir)
 	if err != nil {
 		return nil, err
 	}
-	if err := l.walk(dir, real, nil, nil, map[string]bool{}); err != nil {
-		return nil, err
+	var out []rawPartition
+	level := []folder{{dir: dir, real: real}}
+	for len(level) > 0 {
+		results := make([]listed, len(level))
+		work := make(chan int)
+		var wg sync.WaitGroup
+		for w := 0; w < min(listWorkers, len(level)); w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range work {
+					results[i] = l.list(level[i])
+				}
+			}()
+		}
+		for i := range level {
+			work <- i
+		}
+		close(work)
+		wg.Wait()
+		var next []folder
+		for i, r := range results {
+			if r.err != nil {
+				return nil, r.err // the first in folder order, so messages do not depend on timing
+			}
+			if len(r.files) > 0 {
+				f := level[i]
+				out = append(out, rawPartition{keys: f.keys, values: f.values, dir: f.dir, files: r.files})
+			}
+			next = append(next, r.subs...)
+		}
+		level = next
 	}
-	sort.Slice(l.out, func(i, j int) bool { return l.out[i].dir < l.out[j].dir })
-	return l.out, nil
+	sort.Slice(out, func(i, j int) bool { return out[i].dir < out[j].dir })
+	return out, nil
 }
 
 // resolve follows the symlinks of path and checks that the target stays
@@ -94,69 +152,67 @@ func (l *lister) resolve(path string) (string, error) {
 	return real, nil
 }
 
-// walk lists dir (whose resolved path is real), descending into partition
-// folders. onPath holds the resolved folders from the table folder down,
-// so a link back up is an error, not an endless walk.
-func (l *lister) walk(dir, real string, keys, values []string, onPath map[string]bool) error {
-	if onPath[real] {
-		return fmt.Errorf("%w: table %s: folder %s leads back to %s through a symlink (a cycle)", ErrCorrupt, l.table, dir, real)
+// list lists one folder: its data files (a leaf partition) or its
+// partition sub-folders, never both.
+func (l *lister) list(f folder) listed {
+	for c := f.above; c != nil; c = c.up {
+		if c.real == f.real {
+			return listed{err: fmt.Errorf("%w: table %s: folder %s leads back to %s through a symlink (a cycle)", ErrCorrupt, l.table, f.dir, f.real)}
+		}
 	}
-	onPath[real] = true
-	defer delete(onPath, real)
-	ents, err := os.ReadDir(dir)
+	ents, err := os.ReadDir(f.dir)
 	if err != nil {
-		return fmt.Errorf("listing table folder %s: %w", dir, err)
+		return listed{err: fmt.Errorf("listing table folder %s: %w", f.dir, err)}
 	}
-	type sub struct{ name, path, real string }
-	var files []listedFile
-	var subs []sub
+	var out listed
+	here := &chain{real: f.real, up: f.above}
 	for _, e := range ents {
 		name := e.Name()
 		if skipped(name) {
 			continue
 		}
-		path := filepath.Join(dir, name)
+		path := filepath.Join(f.dir, name)
 		var fi fs.FileInfo
-		subReal := filepath.Join(real, name)
+		real := filepath.Join(f.real, name)
 		if e.Type()&fs.ModeSymlink != 0 {
-			if subReal, err = l.resolve(path); err != nil {
-				return err
+			if real, err = l.resolve(path); err != nil {
+				return listed{err: err}
 			}
-			fi, err = os.Stat(subReal)
+			fi, err = os.Stat(real)
+		} else if e.Type().IsDir() {
+			// No stat: a folder's size and time mean nothing here.
+			out.subs = append(out.subs, folder{dir: path, real: real, above: here})
+			continue
 		} else {
 			fi, err = e.Info()
 		}
 		if err != nil {
-			return fmt.Errorf("listing table folder %s: %w", dir, err)
+			return listed{err: fmt.Errorf("listing table folder %s: %w", f.dir, err)}
 		}
 		switch {
 		case fi.IsDir():
-			subs = append(subs, sub{name, path, subReal})
+			out.subs = append(out.subs, folder{dir: path, real: real, above: here})
 		case fi.Mode().IsRegular():
-			files = append(files, listedFile{path: path, stamp: stampOf(fi)})
+			out.files = append(out.files, listedFile{path: path, stamp: stampOf(fi)})
 		default:
-			return fmt.Errorf("%w: table %s: %s is neither a file nor a folder (%s); remove it or rename it to start with . or _", ErrCorrupt, l.table, path, fi.Mode().Type())
+			return listed{err: fmt.Errorf("%w: table %s: %s is neither a file nor a folder (%s); remove it or rename it to start with . or _", ErrCorrupt, l.table, path, fi.Mode().Type())}
 		}
 	}
-	if len(files) > 0 && len(subs) > 0 {
-		return fmt.Errorf("%w: folder %s holds both files (%s) and sub-folders (%s); Hive tables keep files only in the innermost partition folders",
-			ErrCorrupt, dir, filepath.Base(files[0].path), subs[0].name)
+	if len(out.files) > 0 && len(out.subs) > 0 {
+		return listed{err: fmt.Errorf("%w: folder %s holds both files (%s) and sub-folders (%s); Hive tables keep files only in the innermost partition folders",
+			ErrCorrupt, f.dir, filepath.Base(out.files[0].path), filepath.Base(out.subs[0].dir))}
 	}
-	if len(files) > 0 {
-		sort.Slice(files, func(i, j int) bool { return files[i].path < files[j].path })
-		l.out = append(l.out, rawPartition{keys: append([]string(nil), keys...), values: append([]string(nil), values...), dir: dir, files: files})
-		return nil
-	}
-	for _, s := range subs {
-		k, v, ok := strings.Cut(s.name, "=")
+	sort.Slice(out.files, func(i, j int) bool { return out.files[i].path < out.files[j].path })
+	for i := range out.subs {
+		s := &out.subs[i]
+		k, v, ok := strings.Cut(filepath.Base(s.dir), "=")
 		if !ok || k == "" {
-			return fmt.Errorf("%w: folder %s is not a partition folder (want key=value)", ErrCorrupt, s.path)
+			return listed{err: fmt.Errorf("%w: folder %s is not a partition folder (want key=value)", ErrCorrupt, s.dir)}
 		}
-		if err := l.walk(s.path, s.real, append(keys, unescapePath(k)), append(values, unescapePath(v)), onPath); err != nil {
-			return err
-		}
+		s.keys = append(append([]string(nil), f.keys...), unescapePath(k))
+		s.values = append(append([]string(nil), f.values...), unescapePath(v))
 	}
-	return nil
+	return out
 }
 
 // unescapePath undoes Hive's %XX escaping of partition folder names.
