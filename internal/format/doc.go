@@ -12,14 +12,26 @@
 //
 //   - table: a header, a rule, aligned columns (numbers right, text left),
 //     NULL printed as NULL, then "(N rows)". It holds the rows until Close
-//     because column widths depend on every row.
-//   - csv: a header line, then one line per row (RFC 4180). NULL is an
-//     empty field and the empty string is a quoted empty field (""), so the
-//     two stay distinct.
-//   - json: one JSON object per row per line (JSON Lines), keyed by column
-//     name. Integers, floats and decimals are JSON numbers (decimals at
-//     their scale), NULL is null, dates are strings, booleans are booleans.
-//     NaN and infinities, which JSON cannot hold, are null.
+//     because column widths depend on every row. Line breaks, tabs, other
+//     control characters and bytes that are not UTF-8 are shown as escapes
+//     (\n, \t, \x1b, \xe9), so a value stays on its line and cannot act
+//     on the terminal.
+//   - csv: a header line, then one line per row (RFC 4180, CRLF). NULL is
+//     an empty field and the empty string a quoted empty field (""), so the
+//     two stay distinct; fields holding a comma, a quote or a line break
+//     are quoted, quotes doubled. Bytes are written as they are. A
+//     one-column row holding NULL is an empty line, which some readers
+//     (pandas by default, Go's encoding/csv) skip.
+//   - json: one JSON object per row per line (JSON Lines). Keys are the
+//     column names made unique (UniqueNames: a repeated name gets _2, _3,
+//     ...), since parsers keep one of two equal keys. Integers and
+//     booleans are bare; decimals are strings with their scale's digits
+//     ("1.50"), because most parsers read a JSON number as a binary double
+//     and would round them; floats are numbers, and NaN, Infinity and
+//     -Infinity, which JSON numbers cannot spell, are the strings "NaN",
+//     "Infinity" and "-Infinity". Dates and text are strings, NULL is
+//     null. Text that is not valid UTF-8 cannot be a JSON string: writing
+//     it is an error naming the column and row.
 //
 // csv and json stream: each batch is written as it arrives.
 package format

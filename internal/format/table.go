@@ -25,7 +25,7 @@ func newTableWriter(w *bufio.Writer, schema *arrow.Schema) *tableWriter {
 	t := &tableWriter{w: w, schema: schema, kinds: make([]kind, schema.NumFields()), width: make([]int, schema.NumFields())}
 	for i, f := range schema.Fields() {
 		t.kinds[i] = kindOf(f.Type)
-		t.width[i] = utf8.RuneCountInString(f.Name)
+		t.width[i] = utf8.RuneCountInString(sanitize(f.Name))
 	}
 	return t
 }
@@ -37,6 +37,8 @@ func (t *tableWriter) Write(b arrow.RecordBatch) error {
 	rows := Rows(b)
 	for _, r := range rows {
 		for c, v := range r {
+			v = sanitize(v)
+			r[c] = v
 			if n := utf8.RuneCountInString(v); n > t.width[c] {
 				t.width[c] = n
 			}
@@ -79,12 +81,15 @@ func (t *tableWriter) line(cells []string, header bool) {
 		if c > 0 {
 			b.WriteString(" | ")
 		}
+		if header {
+			v = sanitize(v) // cells were sanitized by Write
+		}
 		pad := t.width[c] - utf8.RuneCountInString(v)
 		if t.kinds[c] == kindNumber && !header {
 			b.WriteString(strings.Repeat(" ", pad))
-			b.WriteString(sanitize(v))
+			b.WriteString(v)
 		} else {
-			b.WriteString(sanitize(v))
+			b.WriteString(v)
 			b.WriteString(strings.Repeat(" ", pad))
 		}
 	}
@@ -92,11 +97,39 @@ func (t *tableWriter) line(cells []string, header bool) {
 	t.w.WriteByte('\n')
 }
 
-// sanitize keeps a value on its line: newlines and tabs inside text would
-// break the alignment, so they are shown as escapes.
+// sanitize keeps a value on its line and the terminal in its state:
+// line breaks and tabs would break the alignment, other control
+// characters (an escape sequence can clear the screen or retitle the
+// window) and bytes that are not UTF-8 would act on the terminal or
+// vanish. They are shown as escapes: \n, \r, \t, \xNN.
 func sanitize(s string) string {
-	if !strings.ContainsAny(s, "\n\r\t") {
+	if utf8.ValidString(s) && !strings.ContainsFunc(s, needsEscape) {
 		return s
 	}
-	return strings.NewReplacer("\n", `\n`, "\r", `\r`, "\t", `\t`).Replace(s)
+	const hex = "0123456789abcdef"
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == utf8.RuneError && n == 1, r < 0x20, r == 0x7f:
+			b.WriteString(`\x`)
+			b.WriteByte(hex[s[i]>>4])
+			b.WriteByte(hex[s[i]&0xf])
+		case needsEscape(r): // C1 controls, U+0080..U+009F
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
 }
+
+// needsEscape reports the control characters sanitize escapes.
+func needsEscape(r rune) bool { return r < 0x20 || (r >= 0x7f && r < 0xa0) }
