@@ -1,11 +1,32 @@
 // Package hive reads Hive-partitioned Parquet tables.
 //
-// A data directory holds one folder per table. A table folder holds Parquet
-// files, either directly or under nested key=value/ folders whose keys become
-// partition columns (the folder name __HIVE_DEFAULT_PARTITION__ is NULL).
-// Open lists the tables without touching any file; Catalog.Table reads the
-// footers of one table on first use, checks that every file agrees on the
-// schema, and keeps the row-group statistics that pruning needs.
+// # Layout
+//
+// A data directory holds one folder per table (files beside the table
+// folders are ignored). A table folder holds data files, either directly
+// or under nested key=value/ folders whose keys become partition columns
+// (the folder name __HIVE_DEFAULT_PARTITION__ is NULL). A folder holds
+// data files or partition folders, never both.
+//
+// Data files are known by content, not by name: every file in a table
+// folder is read as Parquet (Hive's 000000_0, Spark's part-00000-<uuid>-c000
+// and part-0.parquet alike), except what writers leave beside data, which
+// is skipped (the rule of Spark's file index): names starting with "." or
+// "_" (.part-0.crc, _SUCCESS, _temporary/, .hive-staging_*/), unless a
+// "_" name holds "=" (a partition folder), Hadoop checksums (*.crc) and
+// copies in progress (*._COPYING_). Any other file that is not Parquet
+// (no PAR1 magic at its start and end) makes the table unreadable with
+// ErrNotParquet naming it; its bytes are never quoted in the message.
+//
+// Symbolic links, to table folders, partition folders or files, are
+// followed while their target stays inside the data directory (every link
+// resolved, a link to the data directory itself included). A link out of
+// it, a broken link and a link back up the tree (a cycle) are errors
+// naming the link, raised when the table is looked up, so they spoil only
+// their own table. Paths in Partition.Dir, File.Path and messages keep the
+// names as spelled under the table folder.
+//
+// # Types
 //
 // A partition column's type comes from all of its folder values (NULLs
 // aside): INT when every value is an integer that fits in 32 bits, BIGINT
@@ -14,6 +35,48 @@
 // INT, INT64 → BIGINT, INT32/DATE → DATE, DECIMAL (on INT32, INT64 or byte
 // arrays) → Decimal128, BYTE_ARRAY → VARCHAR, FLOAT and DOUBLE → DOUBLE,
 // BOOLEAN → BOOLEAN; anything else is ErrUnsupported.
+//
+// # Freshness
+//
+// The files change under a long-lived engine. The rule, which every cache
+// of this package follows and any later one (decoded footers, page
+// indexes) must follow too:
+//
+//  1. A query sees one snapshot of each table. A Catalog is a view: it
+//     lists a table's folders at the table's first lookup and returns that
+//     same *Table to every later lookup, so every task of a query reads
+//     the same files with the same footers. Catalog.Snapshot returns a new
+//     view; the engine takes one per query, so every query lists the data
+//     directory and the folders of the tables it names again. There is no
+//     listing cache.
+//  2. A version of a file is its stamp: size and modification time
+//     (File.Size, File.ModTime). The views of one directory share a footer
+//     cache keyed by path; an entry is used only when the listing shows the
+//     stamp it was read with. Each load of a table replaces the table's
+//     entries with those of its listing, so removed files leave the cache.
+//  3. Reading checks the stamp. FileReader compares the open file's size
+//     and modification time with the snapshot's, and the footer's row
+//     groups with the snapshot's, before reading a page, and the stamp
+//     again after the last row group; a file counted but not read (COUNT(*))
+//     is stat'ed. A file rewritten, truncated, appended to, replaced or
+//     removed after planning fails the query with ErrChanged naming it,
+//     never a mix of two versions; the next query sees the new version.
+//  4. The stamp cannot see a rewrite that keeps both size and modification
+//     time (a copy that preserves times, two writes within the file
+//     system's timestamp resolution). Catalog.Refresh (Engine.Refresh)
+//     drops every cached footer and reads those of the cached tables again.
+//
+// A new cache keys on the stamp, lives beside the footer cache (shared by
+// the views of a directory), and serves a view only for a file whose
+// listed stamp equals the entry's.
+//
+// The cost of rule 1: listing a table of 1,828 date folders (one file each,
+// a TPC-DS fact table) and checking every stamp takes about 22 ms on a
+// 2-core machine whose system calls are slow (a sandbox; the folders of
+// one level are listed in parallel), against about 200 ms for the same
+// table cold (reading every footer); BenchmarkSnapshot measures it.
+//
+// # Reading
 //
 // FileReader decodes Parquet pages straight into Arrow buffers, a page at a
 // time through parquet-go's typed page data and definition levels, never a
@@ -25,5 +88,6 @@
 // cost three times the decoding itself.
 //
 // The package does not import exec (exec imports it), so its errors wrap
-// ErrUnsupported or ErrCorrupt, and every message names the file involved.
+// ErrUnsupported, ErrCorrupt, ErrNotParquet, ErrChanged or ErrNoTable, and
+// every message names the file involved.
 package hive

@@ -25,7 +25,8 @@
 //   - json: one JSON object per row per line (JSON Lines). Keys are the
 //     column names made unique (UniqueNames: a repeated name gets _2, _3,
 //     ...), since parsers keep one of two equal keys. Integers and
-//     booleans are bare; decimals are strings with their scale's digits
+//     booleans are bare (integers are exact in the text, but JavaScript's
+//     JSON.parse rounds those beyond ±2^53); decimals are strings with their scale's digits
 //     ("1.50"), because most parsers read a JSON number as a binary double
 //     and would round them; floats are numbers, and NaN, Infinity and
 //     -Infinity, which JSON numbers cannot spell, are the strings "NaN",
