@@ -78,14 +78,14 @@ func (e *Engine) Query(ctx context.Context, query string) (*Rows, error) {
 }
 
 func (e *Engine) query(ctx context.Context, query string) (*Rows, error) {
-	stmts, err := sql.Parse(query)
+	stmts, err := parse(ctx, query)
 	if err != nil {
 		return nil, err
 	}
 	if len(stmts) != 1 {
 		return nil, fmt.Errorf("%w: Query runs one statement, got %d; split scripts with SplitStatements", exec.ErrPlan, len(stmts))
 	}
-	st, root, err := e.plan(stmts[0])
+	st, root, err := e.plan(ctx, stmts[0])
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +94,11 @@ func (e *Engine) query(ctx context.Context, query string) (*Rows, error) {
 		if err != nil {
 			return nil, err
 		}
-		return e.textRows(ctx, runtime.Explain(root, nil, graph)), nil
+		text := runtime.Explain(root, nil, graph)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		return e.textRows(ctx, text), nil
 	}
 	stats := exec.NewQueryStats()
 	mem := exec.NewMemoryBudget(e.cfg.MemoryBudget)
@@ -170,9 +174,40 @@ func renamed(s *arrow.Schema, names []string) *arrow.Schema {
 	return arrow.NewSchema(fs, nil)
 }
 
-// plan binds, optimizes and physically plans one statement. Planning bugs
-// surface as ErrInternal errors, never as panics.
-func (e *Engine) plan(stmt ast.StmtNode) (st *sql.Statement, root exec.Node, err error) {
+// bigStatement is the statement size above which parsing runs beside the
+// caller, so a cancelled query returns at once instead of after the parse
+// (the TiDB parser takes no context; it reads a few MB of SQL a second).
+const bigStatement = 64 << 10
+
+// parse parses query, giving up when ctx is done.
+func parse(ctx context.Context, query string) ([]ast.StmtNode, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if len(query) < bigStatement {
+		return sql.Parse(query)
+	}
+	type result struct {
+		stmts []ast.StmtNode
+		err   error
+	}
+	done := make(chan result, 1) // the parse may finish after we gave up
+	go func() {
+		stmts, err := sql.Parse(query)
+		done <- result{stmts, err}
+	}()
+	select {
+	case r := <-done:
+		return r.stmts, r.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// plan binds, optimizes and physically plans one statement, stopping with
+// ctx's error once ctx is done. Planning bugs surface as ErrInternal
+// errors, never as panics.
+func (e *Engine) plan(ctx context.Context, stmt ast.StmtNode) (st *sql.Statement, root exec.Node, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%w: planner panic: %v\n%s", exec.ErrInternal, r, debug.Stack())
@@ -184,15 +219,15 @@ func (e *Engine) plan(stmt ast.StmtNode) (st *sql.Statement, root exec.Node, err
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %v", exec.ErrPlan, err)
 	}
-	st, err = sql.NewBinder(snap).Bind(stmt)
+	st, err = sql.NewBinder(snap).BindContext(ctx, stmt)
 	if err != nil {
 		return nil, nil, err
 	}
-	lp, err := planner.Optimize(st.Plan, &planner.Context{})
+	lp, err := planner.Optimize(st.Plan, &planner.Context{Ctx: ctx})
 	if err != nil {
 		return nil, nil, err
 	}
-	root, err = planner.Physical(lp, planner.PhysicalConfig{
+	root, err = planner.PhysicalContext(ctx, lp, planner.PhysicalConfig{
 		MaxParallelism:         e.keyGroups(),
 		BroadcastThreshold:     e.cfg.BroadcastThreshold,
 		DynamicFiltering:       e.cfg.DynamicFiltering,

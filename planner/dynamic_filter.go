@@ -77,7 +77,7 @@ func planDynamicFilters(root Plan, cfg PhysicalConfig) *dppPlan {
 		if !ok || (j.Type != InnerJoin && j.Type != SemiJoin && j.Type != LeftJoin) {
 			return
 		}
-		lw, rw := len(j.Left.Schema()), len(j.Right.Schema())
+		lw, rw := width(j.Left), width(j.Right)
 		lk, rk, _ := splitEquiKeys(j.Cond, lw, rw)
 		if len(lk) == 0 {
 			return
@@ -136,7 +136,7 @@ func traceToScan(p Plan, col int) (*Scan, int, bool) {
 			return traceToScan(n.Child, c.Index)
 		}
 	case *Join:
-		lw := len(n.Left.Schema())
+		lw := width(n.Left)
 		if col < lw {
 			return traceToScan(n.Left, col)
 		}

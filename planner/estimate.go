@@ -20,8 +20,15 @@ func (s Stats) Bytes() float64 { return s.Rows * s.RowBytes }
 // selectivities: crude, but enough to put the fact table on the probe side
 // and decide broadcasts.
 func Estimate(p Plan) Stats {
+	st := rowsOf(p)
+	st.RowBytes = colBytes(p) + 1
+	return st
+}
+
+// rowsOf is Estimate without the row width, which the recursion never
+// reads: computing it at every level would build every subtree's schema.
+func rowsOf(p Plan) Stats {
 	st := estimate(p)
-	st.RowBytes = rowBytes(p.Schema())
 	if st.Rows < 1 {
 		st.Rows = 1
 	}
@@ -47,10 +54,10 @@ func estimate(p Plan) Stats {
 		base := float64(n.Table.NumRows())
 		return Stats{Rows: rows * selectivity(n.Filters), Base: base}
 	case *Filter:
-		c := Estimate(n.Child)
+		c := rowsOf(n.Child)
 		return Stats{Rows: c.Rows * selectivity(expr.SplitAnd(n.Cond)), Base: c.Base}
 	case *Join:
-		l, r := Estimate(n.Left), Estimate(n.Right)
+		l, r := rowsOf(n.Left), rowsOf(n.Right)
 		switch n.Type {
 		case SemiJoin:
 			return Stats{Rows: l.Rows * r.Rows / r.Base, Base: l.Base}
@@ -72,19 +79,19 @@ func estimate(p Plan) Stats {
 	case *MultiJoin:
 		var best Stats
 		for _, in := range n.Inputs {
-			if s := Estimate(in); s.Rows > best.Rows {
+			if s := rowsOf(in); s.Rows > best.Rows {
 				best = s
 			}
 		}
 		return best
 	case *Aggregate:
-		c := Estimate(n.Child)
+		c := rowsOf(n.Child)
 		if len(n.GroupBy) == 0 {
 			return Stats{Rows: 1, Base: 1}
 		}
 		return Stats{Rows: c.Rows * 0.1, Base: c.Rows * 0.1}
 	case *Limit:
-		c := Estimate(n.Child)
+		c := rowsOf(n.Child)
 		if n.N >= 0 && float64(n.N) < c.Rows {
 			return Stats{Rows: float64(n.N), Base: c.Base}
 		}
@@ -92,7 +99,7 @@ func estimate(p Plan) Stats {
 	case *Union:
 		var s Stats
 		for _, in := range n.Inputs {
-			e := Estimate(in)
+			e := rowsOf(in)
 			s.Rows += e.Rows
 			s.Base += e.Base
 		}
@@ -104,7 +111,7 @@ func estimate(p Plan) Stats {
 	}
 	ch := p.Children()
 	if len(ch) == 1 {
-		return Estimate(ch[0])
+		return rowsOf(ch[0])
 	}
 	return Stats{Rows: 1000, Base: 1000}
 }
@@ -133,18 +140,52 @@ func selectivity(conds []expr.Expr) float64 {
 func rowBytes(s Schema) float64 {
 	var b float64
 	for _, c := range s {
-		switch c.Type.ID() {
-		case arrow.INT32, arrow.DATE32, arrow.FLOAT32:
-			b += 4
-		case arrow.DECIMAL128:
-			b += 16
-		case arrow.STRING, arrow.BINARY:
-			b += 24
-		case arrow.BOOL:
-			b += 1
-		default:
-			b += 8
-		}
+		b += typeBytes(c.Type)
 	}
 	return b + 1
+}
+
+func typeBytes(t arrow.DataType) float64 {
+	switch t.ID() {
+	case arrow.INT32, arrow.DATE32, arrow.FLOAT32:
+		return 4
+	case arrow.DECIMAL128:
+		return 16
+	case arrow.STRING, arrow.BINARY:
+		return 24
+	case arrow.BOOL:
+		return 1
+	}
+	return 8
+}
+
+// colBytes is rowBytes(p.Schema()) - 1 without building the schemas of
+// a deep join tree level by level.
+func colBytes(p Plan) float64 {
+	switch n := p.(type) {
+	case *Filter:
+		return colBytes(n.Child)
+	case *Sort:
+		return colBytes(n.Child)
+	case *Limit:
+		return colBytes(n.Child)
+	case *MaxOneRow:
+		return colBytes(n.Child)
+	case *Join:
+		l := colBytes(n.Left)
+		switch n.Type {
+		case SemiJoin, AntiJoin, NullAwareAntiJoin:
+			return l
+		case MarkJoin:
+			return l + typeBytes(arrow.FixedWidthTypes.Boolean)
+		}
+		return l + colBytes(n.Right)
+	case *MultiJoin:
+		var b float64
+		for _, in := range n.Inputs {
+			b += colBytes(in)
+		}
+		return b
+	}
+	return rowBytes(p.Schema()) - 1
 }

@@ -24,41 +24,46 @@ func factorOr(e expr.Expr) []expr.Expr {
 	}
 	branches := splitOr(e)
 	conj := make([][]expr.Expr, len(branches))
-	for i, b := range branches {
-		conj[i] = expr.SplitAnd(b)
+	keys := make([][]string, len(branches)) // canonKey of each conjunct, computed once
+	split := func(i int) {
+		conj[i] = expr.SplitAnd(branches[i])
+		keys[i] = make([]string, len(conj[i]))
+		for j, c := range conj[i] {
+			keys[i][j] = canonKey(c)
+		}
 	}
-	// Conjuncts of the first branch present in every other branch.
-	var common []expr.Expr
-	isCommon := map[string]bool{}
-	for _, c := range conj[0] {
-		k := canonKey(c)
-		in := true
-		for _, other := range conj[1:] {
-			found := false
-			for _, o := range other {
-				if canonKey(o) == k {
-					found = true
-					break
-				}
-			}
-			if !found {
-				in = false
-				break
+	// Conjuncts of the first branch present in every other branch; most
+	// ORs share nothing, which the second branch usually shows.
+	split(0)
+	candidates := map[string]bool{}
+	for _, k := range keys[0] {
+		candidates[k] = true
+	}
+	for i := 1; i < len(branches); i++ {
+		split(i)
+		here := map[string]bool{}
+		for _, k := range keys[i] {
+			if candidates[k] {
+				here[k] = true
 			}
 		}
-		if in && !isCommon[k] {
+		if candidates = here; len(candidates) == 0 {
+			return []expr.Expr{e}
+		}
+	}
+	var common []expr.Expr
+	isCommon := map[string]bool{}
+	for j, c := range conj[0] {
+		if k := keys[0][j]; candidates[k] && !isCommon[k] {
 			isCommon[k] = true
 			common = append(common, c)
 		}
 	}
-	if len(common) == 0 {
-		return []expr.Expr{e}
-	}
 	var rest []expr.Expr
-	for _, cs := range conj {
+	for i, cs := range conj {
 		var keep []expr.Expr
-		for _, c := range cs {
-			if !isCommon[canonKey(c)] {
+		for j, c := range cs {
+			if !isCommon[keys[i][j]] {
 				keep = append(keep, c)
 			}
 		}
@@ -66,15 +71,11 @@ func factorOr(e expr.Expr) []expr.Expr {
 			// One branch is exactly the common part: the OR is implied.
 			return common
 		}
-		rest = append(rest, expr.JoinAnd(keep))
+		rest = append(rest, joinAnd(keep))
 	}
-	or := rest[0]
-	for _, r := range rest[1:] {
-		c, err := expr.NewCall("or", or, r)
-		if err != nil {
-			return []expr.Expr{e}
-		}
-		or = c
+	or, err := Balanced("or", rest)
+	if err != nil {
+		return []expr.Expr{e}
 	}
 	return append(common, or)
 }

@@ -23,15 +23,79 @@ func foldFilter(p Plan) (Plan, bool, error) {
 	if !ok {
 		return p, false, nil
 	}
-	cond, err := expr.ConstantFold(f.Cond, memory.DefaultAllocator)
+	cond, err := FoldConstants(f.Cond, memory.DefaultAllocator)
 	if err != nil {
 		return nil, false, err
 	}
 	if l, ok := cond.(*expr.Literal); ok && l.Value == true {
 		return f.Child, true, nil
 	}
-	if exprKey(cond) != exprKey(f.Cond) {
+	// FoldConstants returns its input itself when nothing folds.
+	if cond != f.Cond {
 		return &Filter{Child: f.Child, Cond: cond}, true, nil
 	}
 	return p, false, nil
+}
+
+// FoldConstants is expr.ConstantFold in one pass: it replaces every
+// subtree without a column reference by the literal it evaluates to and
+// rebuilds the calls above a folded subtree. expr.ConstantFold asks every
+// level whether its subtree holds a column, which costs the depth at each
+// level; here each node is visited once. It returns e itself when nothing
+// folds.
+func FoldConstants(e expr.Expr, alloc memory.Allocator) (expr.Expr, error) {
+	out, cols, err := fold(e, alloc)
+	if err != nil || cols {
+		return out, err
+	}
+	return expr.ConstantFold(e, alloc) // column-free as a whole
+}
+
+// fold returns e with its column-free arguments folded, and whether e
+// references a column. A column-free e comes back as it is, for the
+// caller to evaluate whole (once, at the largest column-free subtree).
+func fold(e expr.Expr, alloc memory.Allocator) (expr.Expr, bool, error) {
+	switch x := e.(type) {
+	case *expr.Column:
+		return e, true, nil
+	case *expr.Call:
+		args := make([]expr.Expr, len(x.Args))
+		hasCols := make([]bool, len(x.Args))
+		cols := false
+		for i, a := range x.Args {
+			na, c, err := fold(a, alloc)
+			if err != nil {
+				return nil, false, err
+			}
+			args[i], hasCols[i], cols = na, c, cols || c
+		}
+		if !cols {
+			return e, false, nil
+		}
+		changed := false
+		for i, a := range args {
+			if !hasCols[i] {
+				f, err := expr.ConstantFold(a, alloc)
+				if err != nil {
+					return nil, false, err
+				}
+				args[i] = f
+			}
+			changed = changed || args[i] != x.Args[i]
+		}
+		if !changed {
+			return e, true, nil
+		}
+		var n expr.Expr
+		var err error
+		if x.Fn == "cast" {
+			n, err = expr.NewCast(args[0], x.Type)
+		} else {
+			n, err = expr.NewCall(x.Fn, args...)
+		}
+		return n, true, err
+	}
+	// Literals, and leaves of other kinds, which ConstantFold treats as
+	// column-free too.
+	return e, false, nil
 }

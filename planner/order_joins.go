@@ -1,6 +1,9 @@
 package planner
 
 import (
+	"slices"
+	"sort"
+
 	"github.com/fsql-dev/fsql/exec/expr"
 )
 
@@ -28,30 +31,34 @@ func orderMultiJoin(mj *MultiJoin) Plan {
 	n := len(mj.Inputs)
 	offsets := make([]int, n+1)
 	for i, in := range mj.Inputs {
-		offsets[i+1] = offsets[i] + len(in.Schema())
+		offsets[i+1] = offsets[i] + width(in)
 	}
 	owner := func(col int) int {
-		for i := 0; i < n; i++ {
-			if col < offsets[i+1] {
-				return i
-			}
-		}
-		return n - 1
+		// The input whose columns [offsets[i], offsets[i+1]) hold col.
+		i := sort.Search(n, func(i int) bool { return col < offsets[i+1] })
+		return min(i, n-1)
 	}
 	type cond struct {
-		e    expr.Expr
-		uses map[int]bool
-		used bool
-		equi bool // an equality between inputs: a hash join key
+		e      expr.Expr
+		uses   []int // inputs the condition reads, in order of first use
+		used   bool
+		equi   bool // an equality between inputs: a hash join key
+		joined int  // how many of uses are joined so far
 	}
 	conds := make([]*cond, len(mj.Conds))
+	condsOf := make([][]int, n) // conditions reading each input
 	for i, c := range mj.Conds {
-		u := map[int]bool{}
+		var uses []int
 		for _, col := range expr.Columns(c) {
-			u[owner(col)] = true
+			if o := owner(col); !slices.Contains(uses, o) {
+				uses = append(uses, o)
+			}
 		}
 		call, isCall := c.(*expr.Call)
-		conds[i] = &cond{e: c, uses: u, equi: isCall && call.Fn == "=" && len(u) == 2}
+		conds[i] = &cond{e: c, uses: uses, equi: isCall && call.Fn == "=" && len(uses) == 2}
+		for _, o := range uses {
+			condsOf[o] = append(condsOf[o], i)
+		}
 	}
 	est := make([]float64, n)
 	frac := make([]float64, n) // the fraction of its rows an input keeps
@@ -73,31 +80,52 @@ func orderMultiJoin(mj *MultiJoin) Plan {
 		}
 		return est[i] < est[j]
 	}
-	joined := map[int]bool{start: true}
-	order := []int{start}
-	// pos[i] is where input i's first column lands in the joined output.
-	pos := map[int]int{start: 0}
-	width := offsets[start+1] - offsets[start]
-	var tree Plan = mj.Inputs[start]
-	connected := func(i int, equiOnly bool) bool {
-		for _, c := range conds {
-			if !c.used && c.uses[i] && (c.equi || !equiOnly) {
-				for o := range c.uses {
-					if joined[o] {
-						return true
+	joined := make([]bool, n)
+	// links[i] / equiLinks[i]: unused conditions (equalities) between
+	// input i and the inputs joined so far, kept as inputs join, so
+	// choosing the next input costs one pass over the inputs.
+	links, equiLinks := make([]int, n), make([]int, n)
+	var order []int
+	pos := make([]int, n) // where input i's first column lands in the joined output
+	width := 0
+	// join adds input i and returns the conditions it completes, in
+	// their written order.
+	join := func(i int) []int {
+		joined[i] = true
+		order = append(order, i)
+		pos[i] = width
+		width += offsets[i+1] - offsets[i]
+		var done []int
+		for _, ci := range condsOf[i] {
+			c := conds[ci]
+			if c.joined == 0 {
+				for _, o := range c.uses {
+					if !joined[o] {
+						links[o]++
+						if c.equi {
+							equiLinks[o]++
+						}
 					}
 				}
 			}
+			c.joined++
+			if c.joined == len(c.uses) && !c.used {
+				c.used = true
+				done = append(done, ci)
+			}
 		}
-		return false
+		sort.Ints(done)
+		return done
 	}
+	first := join(start) // conditions over the first input alone
+	var tree Plan = mj.Inputs[start]
 	for len(order) < n {
 		next := -1
 		// Prefer an input joined by an equality (a hash join), then one
 		// joined by any condition, and only then a cross product.
 		for tier := 0; tier < 3; tier++ {
 			for i := 0; i < n; i++ {
-				if joined[i] || (tier == 0 && !connected(i, true)) || (tier == 1 && !connected(i, false)) {
+				if joined[i] || (tier == 0 && equiLinks[i] == 0) || (tier == 1 && links[i] == 0) {
 					continue
 				}
 				if next < 0 || better(i, next) {
@@ -108,29 +136,28 @@ func orderMultiJoin(mj *MultiJoin) Plan {
 				break
 			}
 		}
-		joined[next] = true
-		order = append(order, next)
-		pos[next] = width
-		width += offsets[next+1] - offsets[next]
+		done := join(next)
+		if len(order) == 2 {
+			// Conditions over the first input alone and those that read
+			// no input go on the first join.
+			done = append(done, first...)
+			for ci, c := range conds {
+				if len(c.uses) == 0 {
+					c.used = true
+					done = append(done, ci)
+				}
+			}
+			sort.Ints(done)
+		}
 		// Conditions whose inputs are now all joined go on this join.
 		var on []expr.Expr
-		for _, c := range conds {
-			if c.used {
-				continue
-			}
-			all := true
-			for o := range c.uses {
-				all = all && joined[o]
-			}
-			if all {
-				c.used = true
-				on = append(on, remap(c.e, func(col int) int {
-					o := owner(col)
-					return pos[o] + col - offsets[o]
-				}))
-			}
+		for _, ci := range done {
+			on = append(on, remap(conds[ci].e, func(col int) int {
+				o := owner(col)
+				return pos[o] + col - offsets[o]
+			}))
 		}
-		tree = &Join{Type: InnerJoin, Left: tree, Right: mj.Inputs[next], Cond: expr.JoinAnd(on)}
+		tree = &Join{Type: InnerJoin, Left: tree, Right: mj.Inputs[next], Cond: joinAnd(on)}
 	}
 	var leftover []expr.Expr
 	for _, c := range conds {

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -32,7 +33,13 @@ type PhysicalConfig struct {
 // split among tasks, the runner gathers it (order does not matter there;
 // ordered results are produced by a single task).
 func Physical(p Plan, cfg PhysicalConfig) (exec.Node, error) {
-	b := &physBuilder{cfg: cfg}
+	return PhysicalContext(context.Background(), p, cfg)
+}
+
+// PhysicalContext is Physical that stops with ctx's error once ctx is
+// done (checked at every node).
+func PhysicalContext(ctx context.Context, p Plan, cfg PhysicalConfig) (exec.Node, error) {
+	b := &physBuilder{cfg: cfg, ctx: ctx}
 	if cfg.DynamicFiltering {
 		b.dpp = planDynamicFilters(p, cfg)
 	}
@@ -44,6 +51,7 @@ func Physical(p Plan, cfg PhysicalConfig) (exec.Node, error) {
 }
 
 type physBuilder struct {
+	ctx context.Context
 	cfg PhysicalConfig
 	dpp *dppPlan // nil when dynamic filtering is off
 }
@@ -83,6 +91,9 @@ func (b *physBuilder) hash(p exec.Node, keys []expr.Expr) exec.Node {
 }
 
 func (b *physBuilder) build(p Plan) (phys, error) {
+	if err := b.ctx.Err(); err != nil {
+		return phys{}, err
+	}
 	switch n := p.(type) {
 	case *Scan:
 		return b.scan(n)
@@ -177,7 +188,7 @@ func (b *physBuilder) scan(n *Scan) (phys, error) {
 			txt = append(txt, f.String())
 		}
 		s.Label = "filters: " + strings.Join(txt, " AND ")
-		return phys{&exec.Filter{Child: scan, Cond: expr.JoinAnd(n.Filters)}, false}, nil
+		return phys{&exec.Filter{Child: scan, Cond: joinAnd(n.Filters)}, false}, nil
 	}
 	return phys{scan, false}, nil
 }
@@ -213,8 +224,7 @@ var joinTypes = map[JoinType]exec.JoinType{
 }
 
 func (b *physBuilder) join(n *Join) (phys, error) {
-	ls, rs := n.Left.Schema(), n.Right.Schema()
-	lw, rw := len(ls), len(rs)
+	lw, rw := width(n.Left), width(n.Right)
 	l, err := b.build(n.Left)
 	if err != nil {
 		return l, err
@@ -245,7 +255,7 @@ func (b *physBuilder) join(n *Join) (phys, error) {
 	}
 	var res expr.Expr
 	if len(residual) > 0 {
-		res = expr.JoinAnd(residual)
+		res = joinAnd(residual)
 		if swapped {
 			res = remap(res, func(i int) int {
 				if i < lw {

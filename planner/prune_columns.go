@@ -12,7 +12,7 @@ type pruneColumns struct{}
 func (pruneColumns) Name() string { return "prune_columns" }
 
 func (pruneColumns) Apply(p Plan, _ *Context) (Plan, bool, error) {
-	req := make([]bool, len(p.Schema()))
+	req := make([]bool, width(p))
 	for i := range req {
 		req[i] = true
 	}
@@ -30,7 +30,7 @@ func (pruneColumns) Apply(p Plan, _ *Context) (Plan, bool, error) {
 			break
 		}
 	}
-	return np, planKey(np) != planKey(p), nil
+	return np, !samePlan(p, np), nil
 }
 
 func need(req []bool, es ...expr.Expr) {
@@ -93,7 +93,7 @@ func prune(p Plan, req []bool) (Plan, []int) {
 		child, m := prune(n.Child, r)
 		return &Filter{Child: child, Cond: remap(n.Cond, func(i int) int { return m[i] })}, m
 	case *Project:
-		r := make([]bool, len(n.Child.Schema()))
+		r := make([]bool, width(n.Child))
 		m := make([]int, len(n.Exprs))
 		out := &Project{}
 		for i, e := range n.Exprs {
@@ -121,8 +121,8 @@ func prune(p Plan, req []bool) (Plan, []int) {
 		out.Child = child
 		return out, m
 	case *Join:
-		lw := len(n.Left.Schema())
-		rw := len(n.Right.Schema())
+		lw := width(n.Left)
+		rw := width(n.Right)
 		all := make([]bool, lw+rw)
 		copy(all, req[:min(len(req), lw)])
 		if n.Type == InnerJoin || n.Type == LeftJoin {
@@ -131,7 +131,7 @@ func prune(p Plan, req []bool) (Plan, []int) {
 		need(all, n.Cond)
 		l, lm := prune(n.Left, all[:lw])
 		r, rm := prune(n.Right, all[lw:])
-		nlw := len(l.Schema())
+		nlw := width(l)
 		jm := func(i int) int {
 			if i < lw {
 				return lm[i]
@@ -154,7 +154,7 @@ func prune(p Plan, req []bool) (Plan, []int) {
 		}
 		return out, m
 	case *Aggregate:
-		r := make([]bool, len(n.Child.Schema()))
+		r := make([]bool, width(n.Child))
 		need(r, n.GroupBy...)
 		for _, a := range n.Aggs {
 			need(r, a.Arg)
@@ -191,7 +191,7 @@ func prune(p Plan, req []bool) (Plan, []int) {
 		child, m := prune(n.Child, req)
 		return &MaxOneRow{Child: child}, m
 	case *Window:
-		cw := len(n.Child.Schema())
+		cw := width(n.Child)
 		r := append([]bool{}, req[:cw]...)
 		need(r, n.PartitionBy...)
 		for _, k := range n.OrderBy {
@@ -216,7 +216,7 @@ func prune(p Plan, req []bool) (Plan, []int) {
 			}
 			out.Funcs = append(out.Funcs, fn)
 		}
-		ncw := len(child.Schema())
+		ncw := width(child)
 		m := make([]int, len(req))
 		copy(m, cm)
 		for i := cw; i < len(req); i++ {

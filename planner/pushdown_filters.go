@@ -18,12 +18,11 @@ type pushDownFilters struct{}
 func (pushDownFilters) Name() string { return "push_down_filters" }
 
 func (pushDownFilters) Apply(p Plan, _ *Context) (Plan, bool, error) {
-	before := planKey(p)
 	np, err := push(p, nil)
 	if err != nil {
 		return nil, false, err
 	}
-	return np, planKey(np) != before, nil
+	return np, !samePlan(p, np), nil
 }
 
 // push returns p with preds (conjuncts over p's output) applied as low as
@@ -115,13 +114,13 @@ func wrapFilter(p Plan, preds []expr.Expr) Plan {
 	if len(preds) == 0 {
 		return p
 	}
-	return &Filter{Child: p, Cond: expr.JoinAnd(preds)}
+	return &Filter{Child: p, Cond: joinAnd(preds)}
 }
 
 func pushMultiJoin(n *MultiJoin, preds []expr.Expr) (Plan, error) {
 	offsets := make([]int, len(n.Inputs)+1)
 	for i, in := range n.Inputs {
-		offsets[i+1] = offsets[i] + len(in.Schema())
+		offsets[i+1] = offsets[i] + width(in)
 	}
 	perInput := make([][]expr.Expr, len(n.Inputs))
 	var conds, keep []expr.Expr
@@ -155,8 +154,8 @@ func pushMultiJoin(n *MultiJoin, preds []expr.Expr) (Plan, error) {
 }
 
 func pushJoin(n *Join, preds []expr.Expr) (Plan, error) {
-	lw := len(n.Left.Schema())
-	rw := len(n.Right.Schema())
+	lw := width(n.Left)
+	rw := width(n.Right)
 	var left, right, conds, keep []expr.Expr
 	typ := n.Type
 	// WHERE conjuncts.
@@ -204,7 +203,7 @@ func pushJoin(n *Join, preds []expr.Expr) (Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	return wrapFilter(&Join{Type: typ, Left: l, Right: r, Cond: expr.JoinAnd(conds)}, keep), nil
+	return wrapFilter(&Join{Type: typ, Left: l, Right: r, Cond: joinAnd(conds)}, keep), nil
 }
 
 // strictFns return NULL whenever any argument is NULL.

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/fsql-dev/fsql/exec"
@@ -17,6 +18,18 @@ type Rule interface {
 type Context struct {
 	// Disabled names rules to skip (by Name).
 	Disabled map[string]bool
+	// Ctx, when set, cancels optimization: the driver checks it before
+	// every rule and the shared walk at every node.
+	Ctx context.Context
+}
+
+// Err is the error of the query's context once it is done (nil before,
+// and without a context).
+func (c *Context) Err() error {
+	if c == nil || c.Ctx == nil {
+		return nil
+	}
+	return c.Ctx.Err()
 }
 
 // phase is a group of rules run together to a fixed point.
@@ -49,6 +62,9 @@ func Optimize(p Plan, ctx *Context) (Plan, error) {
 			for _, r := range ph.rules {
 				if ctx.Disabled[r.Name()] {
 					continue
+				}
+				if err := ctx.Err(); err != nil {
+					return nil, err
 				}
 				before := p.Schema()
 				np, ch, err := r.Apply(p, ctx)
@@ -98,6 +114,9 @@ func RuleNames() []string {
 // bottomUp applies rule r to p's children first, then at to p itself
 // (rebuilt over the new children): the walk the node-local rules share.
 func bottomUp(p Plan, ctx *Context, r Rule, at func(Plan) (Plan, bool, error)) (Plan, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, false, err
+	}
 	changed := false
 	ch := p.Children()
 	newCh := make([]Plan, len(ch))

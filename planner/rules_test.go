@@ -11,7 +11,7 @@ import (
 	"github.com/fsql-dev/fsql/sql"
 )
 
-func catalog(t *testing.T) *hive.Catalog {
+func catalog(t testing.TB) *hive.Catalog {
 	t.Helper()
 	f, err := os.Open("testdata/tables.slt")
 	if err != nil {

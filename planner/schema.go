@@ -180,3 +180,42 @@ func withChildren(p Plan, ch []Plan) Plan {
 	}
 	panic("planner: unknown plan node")
 }
+
+// width is len(p.Schema()) without building the schema: a join's schema
+// copies its inputs' schemas, so asking each level of a deep join tree for
+// its width would be quadratic in the number of joins.
+func width(p Plan) int {
+	switch n := p.(type) {
+	case *Scan:
+		return len(n.Columns)
+	case *Project:
+		return len(n.Exprs)
+	case *Filter:
+		return width(n.Child)
+	case *Sort:
+		return width(n.Child)
+	case *Limit:
+		return width(n.Child)
+	case *MaxOneRow:
+		return width(n.Child)
+	case *Window:
+		return width(n.Child) + len(n.Funcs)
+	case *Join:
+		switch n.Type {
+		case SemiJoin, AntiJoin, NullAwareAntiJoin:
+			return width(n.Left)
+		case MarkJoin:
+			return width(n.Left) + 1
+		}
+		return width(n.Left) + width(n.Right)
+	case *MultiJoin:
+		w := 0
+		for _, in := range n.Inputs {
+			w += width(in)
+		}
+		return w
+	case *Union:
+		return width(n.Inputs[0])
+	}
+	return len(p.Schema())
+}

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -16,12 +17,17 @@ import (
 
 // Binder turns statements into logical plans against one catalog.
 type Binder struct {
+	// ctx is checked as binding goes (per query block, table and chain
+	// term), so a cancelled query stops binding.
+	ctx     context.Context
 	catalog *hive.Catalog
 	alloc   memory.Allocator
 	ctes    []map[string]*ast.CommonTableExpression
 	// corrScope is the outer scope while a subquery that may correlate is
 	// being bound.
 	corrScope *scope
+	// joinSchemas are the schemas of the MultiJoins innerJoin built.
+	joinSchemas map[*planner.MultiJoin]planner.Schema
 }
 
 // NewBinder returns a binder over catalog.
@@ -40,6 +46,17 @@ type Statement struct {
 
 // Bind binds one parsed statement.
 func (b *Binder) Bind(stmt ast.StmtNode) (*Statement, error) {
+	return b.BindContext(context.Background(), stmt)
+}
+
+// BindContext binds one parsed statement; it stops with ctx's error when
+// ctx is done.
+func (b *Binder) BindContext(ctx context.Context, stmt ast.StmtNode) (*Statement, error) {
+	b.ctx = ctx
+	defer func() { b.ctx = nil }()
+	if err := checkStatement(stmt); err != nil {
+		return nil, err
+	}
 	st := &Statement{}
 	if ex, ok := stmt.(*ast.ExplainStmt); ok {
 		st.Explain, st.Analyze = true, ex.Analyze
@@ -66,7 +83,18 @@ type bound struct {
 	countOnly bool
 }
 
+// checkCtx returns the context's error once the query is cancelled.
+func (b *Binder) checkCtx() error {
+	if b.ctx == nil {
+		return nil
+	}
+	return b.ctx.Err()
+}
+
 func (b *Binder) bindQuery(rs ast.ResultSetNode, outer *scope) (*bound, error) {
+	if err := b.checkCtx(); err != nil {
+		return nil, err
+	}
 	switch n := rs.(type) {
 	case *ast.SelectStmt:
 		return b.bindSelect(n, outer)
@@ -329,7 +357,7 @@ func (b *Binder) intersectExcept(left, right planner.Plan, except bool) (planner
 	if except {
 		typ = planner.AntiJoin
 	}
-	return &planner.Join{Type: typ, Left: left, Right: right, Cond: expr.JoinAnd(conds)}, nil
+	return &planner.Join{Type: typ, Left: left, Right: right, Cond: planner.JoinAnd(conds)}, nil
 }
 
 // zeroOf is a non-NULL constant of type t.

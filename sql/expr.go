@@ -55,7 +55,7 @@ func (b *Binder) bindValue(n ast.ExprNode, c *exprCtx) (expr.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := expr.ConstantFold(e, b.alloc)
+	f, err := planner.FoldConstants(e, b.alloc) // expr.ConstantFold in one pass
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", exec.ErrPlan, err)
 	}
@@ -280,6 +280,9 @@ var binaryOps = map[opcode.Op]string{
 }
 
 func (b *Binder) bindBinary(x *ast.BinaryOperationExpr, c *exprCtx) (expr.Expr, error) {
+	if isChainOp(x) {
+		return b.bindChain(x, c) // boolchain.go: flat, balanced, OR of equalities as IN
+	}
 	l, err := b.bindExpr(x.L, c)
 	if err != nil {
 		return nil, err

@@ -15,6 +15,9 @@ import (
 // so join ordering sees all inputs and conditions at once; outer joins
 // become Joins (right joins as left joins with swapped inputs).
 func (b *Binder) bindFrom(n ast.ResultSetNode, outer *scope) (planner.Plan, error) {
+	if err := b.checkCtx(); err != nil {
+		return nil, err
+	}
 	switch x := n.(type) {
 	case *ast.Join:
 		if x.Right == nil {
@@ -31,7 +34,11 @@ func (b *Binder) bindFrom(n ast.ResultSetNode, outer *scope) (planner.Plan, erro
 		if err != nil {
 			return nil, err
 		}
-		switch x.Tp {
+		tp := x.Tp
+		if x.StraightJoin && tp == 0 {
+			tp = ast.CrossJoin // a STRAIGHT_JOIN b: an inner join whose order is a hint
+		}
+		switch tp {
 		case ast.CrossJoin:
 			return b.innerJoin(left, right, x, outer)
 		case ast.LeftJoin:
@@ -73,7 +80,7 @@ func (b *Binder) joinCond(x *ast.Join, combined planner.Schema, leftWidth int, o
 			}
 			conds = append(conds, eq)
 		}
-		return expr.JoinAnd(conds), nil
+		return planner.JoinAnd(conds), nil
 	}
 	return nil, nil
 }
@@ -102,14 +109,28 @@ func hideUsing(x *ast.Join, p planner.Plan) planner.Plan {
 
 func (b *Binder) innerJoin(left, right planner.Plan, x *ast.Join, outer *scope) (planner.Plan, error) {
 	right = hideUsing(x, right)
-	lw := len(left.Schema())
+	// A chain of n joins extends one MultiJoin n times: its inputs and
+	// schema grow by appending (each MultiJoin is extended once), not by
+	// copying everything joined so far at every step.
+	var base planner.Schema
 	mj, ok := left.(*planner.MultiJoin)
 	if ok {
-		mj = &planner.MultiJoin{Inputs: append(append([]planner.Plan{}, mj.Inputs...), right), Conds: mj.Conds}
+		base = b.joinSchemas[mj]
+		if base == nil {
+			base = mj.Schema()
+		}
+		mj = &planner.MultiJoin{Inputs: append(mj.Inputs, right), Conds: mj.Conds}
 	} else {
+		base = append(planner.Schema(nil), left.Schema()...) // ours to append to
 		mj = &planner.MultiJoin{Inputs: []planner.Plan{left, right}}
 	}
-	cond, err := b.joinCond(x, mj.Schema(), lw, outer)
+	lw := len(base)
+	combined := append(base, right.Schema()...)
+	if b.joinSchemas == nil {
+		b.joinSchemas = map[*planner.MultiJoin]planner.Schema{}
+	}
+	b.joinSchemas[mj] = combined
+	cond, err := b.joinCond(x, combined, lw, outer)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package sql
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser"
@@ -19,12 +20,32 @@ func Parse(text string) ([]ast.StmtNode, error) {
 	stmts, _, err := p.Parse(text, "", "")
 	if err != nil {
 		// The TiDB message already says "line L column C near ...".
-		return nil, fmt.Errorf("%w: syntax error: %s", exec.ErrPlan, strings.TrimPrefix(err.Error(), "[parser:1064]"))
+		msg := strings.TrimSpace(strings.TrimPrefix(err.Error(), "[parser:1064]"))
+		if at, ok := fullOuterJoinAt(msg); ok {
+			return nil, fmt.Errorf("%w: FULL OUTER JOIN (%s): it is not MySQL syntax and fsql does not run it; write the LEFT JOIN plus the right side's unmatched rows: "+
+				"SELECT ... FROM a LEFT JOIN b ON a.k = b.k UNION ALL SELECT ... FROM b WHERE NOT EXISTS (SELECT 1 FROM a WHERE a.k = b.k) "+
+				"(or, when rows are distinct, ... LEFT JOIN ... UNION ... RIGHT JOIN ...)", exec.ErrNotImplemented, at)
+		}
+		return nil, fmt.Errorf("%w: syntax error: %s", exec.ErrPlan, msg)
 	}
 	if len(stmts) == 0 {
 		return nil, fmt.Errorf("%w: empty statement", exec.ErrPlan)
 	}
 	return stmts, nil
+}
+
+// The parser stops at OUTER in `a FULL OUTER JOIN b` (FULL is read as an
+// alias of a); its message is then "line L column C near "outer join ...".
+var nearOuterJoin = regexp.MustCompile(`(?is)^.*?(line \d+ column \d+) near "outer\s+join\b`)
+
+// fullOuterJoinAt recognises that syntax error and returns its position.
+// (Without OUTER, `a FULL JOIN b` parses; the binder rejects the alias.)
+func fullOuterJoinAt(msg string) (string, bool) {
+	m := nearOuterJoin.FindStringSubmatch(msg)
+	if m == nil {
+		return "", false
+	}
+	return m[1], true
 }
 
 // Split splits a script into the text of its statements.

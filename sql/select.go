@@ -69,6 +69,9 @@ type selectResult struct {
 }
 
 func (b *Binder) bindSelectCorr(sel *ast.SelectStmt, outer *scope) (*selectResult, error) {
+	if err := b.checkCtx(); err != nil {
+		return nil, err
+	}
 	if err := b.pushCTEs(sel.With); err != nil {
 		return nil, err
 	}
@@ -170,7 +173,12 @@ func (b *Binder) bindSelectCorr(sel *ast.SelectStmt, outer *scope) (*selectResul
 	cur.sub = host
 	var exprs []expr.Expr
 	var names []string
-	for _, f := range sel.Fields.Fields {
+	for i, f := range sel.Fields.Fields {
+		if i%256 == 255 {
+			if err := b.checkCtx(); err != nil {
+				return nil, err
+			}
+		}
 		if f.WildCard != nil {
 			if actx != nil {
 				return nil, fmt.Errorf("%w: SELECT * with GROUP BY", exec.ErrNotImplemented)

@@ -127,7 +127,7 @@ func (b *Binder) bindWhereCorr(n ast.ExprNode, plan planner.Plan, sc *scope) (pl
 		}
 	}
 	if len(filters) > 0 {
-		plan = &planner.Filter{Child: plan, Cond: expr.JoinAnd(filters)}
+		plan = &planner.Filter{Child: plan, Cond: planner.JoinAnd(filters)}
 	}
 	if len(plan.Schema()) != width {
 		plan = projectPrefix(plan, width)
@@ -216,7 +216,7 @@ func (b *Binder) semiJoin(c ast.ExprNode, plan planner.Plan, sc *scope) (planner
 			}
 		}
 	}
-	return &planner.Join{Type: typ, Left: plan, Right: sub.plan, Cond: expr.JoinAnd(conds)}, true, nil
+	return &planner.Join{Type: typ, Left: plan, Right: sub.plan, Cond: planner.JoinAnd(conds)}, true, nil
 }
 
 // joinSide rewrites correlated conditions (subquery output columns and
@@ -284,7 +284,7 @@ func (b *Binder) bindScalarSubquery(x *ast.SubqueryExpr, c *exprCtx) (expr.Expr,
 	if err != nil {
 		return nil, err
 	}
-	c.sub.plan = &planner.Join{Type: planner.LeftJoin, Left: c.sub.plan, Right: sub.plan, Cond: expr.JoinAnd(conds)}
+	c.sub.plan = &planner.Join{Type: planner.LeftJoin, Left: c.sub.plan, Right: sub.plan, Cond: planner.JoinAnd(conds)}
 	v := expr.Expr(expr.NewColumn(lw, col.Type, col.Name))
 	if sub.countOnly {
 		// The COUNT bug: an outer row without a matching group must see
@@ -347,7 +347,7 @@ func (b *Binder) bindExists(x *ast.ExistsSubqueryExpr, c *exprCtx) (expr.Expr, e
 	if err != nil {
 		return nil, err
 	}
-	c.sub.plan = &planner.Join{Type: planner.MarkJoin, Left: c.sub.plan, Right: sub.plan, Cond: expr.JoinAnd(conds)}
+	c.sub.plan = &planner.Join{Type: planner.MarkJoin, Left: c.sub.plan, Right: sub.plan, Cond: planner.JoinAnd(conds)}
 	mark := expr.Expr(expr.NewColumn(lw, arrow.FixedWidthTypes.Boolean, "mark"))
 	e, err := b.call("coalesce", mark, expr.NewLiteral(false, arrow.FixedWidthTypes.Boolean))
 	if err != nil || !x.Not {

@@ -1,13 +1,10 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"time"
 
 	"github.com/fsql-dev/fsql/connectors/tpcds"
@@ -36,7 +33,7 @@ func runGen(args []string, stderr io.Writer) error {
 	if *out == "" {
 		return errors.New("fsql gen tpcds: --out is required")
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := interruptContext()
 	defer stop()
 	start := time.Now()
 	// A progress bar on a terminal, one line per table otherwise.

@@ -38,7 +38,24 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 0
 	}
 	fmt.Fprintf(stderr, "fsql: %s\n", message(err))
+	if errors.Is(err, context.Canceled) {
+		return exitInterrupted
+	}
 	return 1
+}
+
+// exitInterrupted is the exit code after Ctrl-C (SIGINT), as shells
+// report a process killed by SIGINT: 128 + 2.
+const exitInterrupted = 130
+
+// interruptContext is cancelled by the first SIGINT, which every stage of
+// a query observes (parsing, planning, running) so fsql exits at once with
+// exitInterrupted. After that first signal the default action is back: a
+// second Ctrl-C kills the process even if something does not stop.
+func interruptContext() (context.Context, context.CancelFunc) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	context.AfterFunc(ctx, stop)
+	return ctx, stop
 }
 
 // message is the one line printed for an error: the engine's messages
@@ -158,7 +175,7 @@ func runQuery(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		}
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := interruptContext()
 	defer stop()
 	dir, err := dataDir(ctx, *data, defaultScale, stderr)
 	if err != nil {
