@@ -103,13 +103,14 @@ func (e *Engine) query(ctx context.Context, query string) (*Rows, error) {
 	stats := exec.NewQueryStats()
 	mem := exec.NewMemoryBudget(e.cfg.MemoryBudget)
 	run, err := runtime.Run(ctx, root, runtime.RunConfig{
-		Parallelism:    e.cfg.Parallelism,
-		MaxParallelism: e.keyGroups(),
-		Slots:          e.cfg.Slots,
-		Alloc:          e.alloc,
-		Memory:         mem,
-		Stats:          stats,
-		Adaptive:       e.adaptiveConfig(),
+		Parallelism:            e.cfg.Parallelism,
+		MaxParallelism:         e.keyGroups(),
+		Slots:                  e.cfg.Slots,
+		Alloc:                  e.alloc,
+		Memory:                 mem,
+		Stats:                  stats,
+		Adaptive:               e.adaptiveConfig(),
+		DynamicFilterMaxValues: e.cfg.DynamicFilterMaxValues,
 	})
 	if err != nil {
 		return nil, err
@@ -228,10 +229,9 @@ func (e *Engine) plan(ctx context.Context, stmt ast.StmtNode) (st *sql.Statement
 		return nil, nil, err
 	}
 	root, err = planner.PhysicalContext(ctx, lp, planner.PhysicalConfig{
-		MaxParallelism:         e.keyGroups(),
-		BroadcastThreshold:     e.cfg.BroadcastThreshold,
-		DynamicFiltering:       e.cfg.DynamicFiltering,
-		DynamicFilterMaxValues: e.cfg.DynamicFilterMaxValues,
+		MaxParallelism:     e.keyGroups(),
+		BroadcastThreshold: e.cfg.BroadcastThreshold,
+		DynamicFiltering:   e.cfg.DynamicFiltering,
 	})
 	if err != nil {
 		return nil, nil, err

@@ -7,13 +7,15 @@ import (
 
 	"github.com/fsql-dev/fsql/exec"
 	"github.com/fsql-dev/fsql/exec/expr"
+	"github.com/fsql-dev/fsql/pruning"
 )
 
 // classify makes every error the engine returns wrap one of exec's
 // sentinels (ErrPlan, ErrNotImplemented, ErrExecution, ErrInternal,
 // ErrResourcesExhausted) or a context error, so callers can tell a bad
 // query from a bad value from a bug with errors.Is. Lower layers that
-// cannot import exec (expressions) have their own sentinels, mapped here.
+// cannot import exec (expressions, pruning) have their own sentinels,
+// mapped here.
 func classify(err error) error {
 	if err == nil {
 		return nil
@@ -29,8 +31,10 @@ func classify(err error) error {
 		return fmt.Errorf("%w: %w", exec.ErrPlan, err)
 	case errors.Is(err, expr.ErrUnsupported):
 		return fmt.Errorf("%w: %w", exec.ErrNotImplemented, err)
-	case errors.Is(err, expr.ErrInternal):
+	case errors.Is(err, expr.ErrInternal), errors.Is(err, pruning.ErrInternal):
 		return fmt.Errorf("%w: %w", exec.ErrInternal, err)
+	case errors.Is(err, pruning.ErrUnsupported):
+		return fmt.Errorf("%w: %w", exec.ErrNotImplemented, err)
 	}
 	// Bad values (expr.ErrInvalidValue, expr.ErrOverflow) and anything
 	// else that reached a running query.

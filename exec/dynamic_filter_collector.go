@@ -10,32 +10,21 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/fsql-dev/fsql/exec/expr"
+	"github.com/fsql-dev/fsql/pruning"
 )
 
-// DynamicFilterSink receives the join keys a DynamicFilterDataCollector
-// sees; pruning.Coordinator's collectors implement it. Tasks call it
-// concurrently.
-type DynamicFilterSink interface {
-	// Add hands over one batch's evaluated key columns (one array per
-	// collector key, same length). The caller releases them after Add
-	// returns, so the sink copies what it keeps.
-	Add(task, parallelism int, keys []arrow.Array) error
-	// Finish is called once by every task at the end of its input, never
-	// on error or cancellation: a filter is complete only when all
-	// parallelism tasks finished.
-	Finish(task, parallelism int) error
-}
-
 // DynamicFilterDataCollector passes its child's batches through unchanged
-// and feeds the evaluated Keys to Sink. The planner puts it on the
-// dimension side of a join whose fact side is pruned by the collected
-// keys; it must sit where its input is read to the end (a Finish is only
-// sent at io.EOF), e.g. directly below an exchange or a join build side.
+// and hands the evaluated Keys to the run's dynamic-filter coordinator
+// (TaskContext.DynamicFilters), under its ID: the plan holds the ID, the
+// run holds the keys, so the plan runs again with fresh filters. The
+// planner puts it on the dimension side of a join whose fact side is
+// pruned by the collected keys; it must sit where its input is read to
+// the end (a task's keys count only once it reached io.EOF), e.g.
+// directly below an exchange or a join build side.
 type DynamicFilterDataCollector struct {
 	ID    int
 	Child Node
 	Keys  []expr.Expr
-	Sink  DynamicFilterSink
 }
 
 // Schema implements Node.
@@ -61,21 +50,23 @@ func (c *DynamicFilterDataCollector) Open(tc *TaskContext, inputs []Stream) (Str
 	if len(inputs) != 1 {
 		return nil, fmt.Errorf("%w: DynamicFilterDataCollector wants 1 input, got %d", ErrInternal, len(inputs))
 	}
-	if c.Sink == nil {
-		return nil, fmt.Errorf("%w: dynamic filter collector %d has no sink", ErrInternal, c.ID)
+	if tc == nil || tc.DynamicFilters == nil {
+		return nil, fmt.Errorf("%w: dynamic filter collector %d: its task has no dynamic-filter coordinator", ErrInternal, c.ID)
 	}
 	if len(c.Keys) == 0 {
 		return nil, fmt.Errorf("%w: dynamic filter collector %d has no keys", ErrInternal, c.ID)
 	}
 	task, p := 0, 1
-	if tc != nil && tc.Parallelism >= 1 {
+	if tc.Parallelism >= 1 {
 		task, p = tc.Task, tc.Parallelism
 	}
-	return &collectorStream{c: c, in: inputs[0], ec: exprContext(tc), task: task, p: p}, nil
+	sink := tc.DynamicFilters.Collector(c.ID)
+	return &collectorStream{c: c, sink: sink, in: inputs[0], ec: exprContext(tc), task: task, p: p}, nil
 }
 
 type collectorStream struct {
 	c       *DynamicFilterDataCollector
+	sink    *pruning.Collector
 	in      Stream
 	ec      *expr.Context
 	task, p int
@@ -91,7 +82,7 @@ func (s *collectorStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	if errors.Is(err, io.EOF) {
 		if !s.done {
 			s.done = true
-			if err := s.c.Sink.Finish(s.task, s.p); err != nil {
+			if err := s.sink.Finish(s.task, s.p); err != nil {
 				return nil, s.wrap(err)
 			}
 		}
@@ -118,21 +109,17 @@ func (s *collectorStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		}
 		s.keys = append(s.keys, a)
 	}
-	if err := s.c.Sink.Add(s.task, s.p, s.keys); err != nil {
+	if err := s.sink.Add(s.task, s.p, s.keys); err != nil {
 		b.Release()
 		return nil, s.wrap(err)
 	}
 	return b, nil
 }
 
-// wrap keeps a sink error's own sentinel when it has one.
+// wrap names the collector in a coordinator error and gives it its exec
+// sentinel.
 func (s *collectorStream) wrap(err error) error {
-	for _, sentinel := range []error{ErrPlan, ErrNotImplemented, ErrExecution, ErrInternal, ErrResourcesExhausted} {
-		if errors.Is(err, sentinel) {
-			return fmt.Errorf("dynamic filter collector %d: %w", s.c.ID, err)
-		}
-	}
-	return fmt.Errorf("%w: dynamic filter collector %d: %w", ErrExecution, s.c.ID, err)
+	return pruningError(fmt.Errorf("dynamic filter collector %d: %w", s.c.ID, err))
 }
 
 func (s *collectorStream) Close() {

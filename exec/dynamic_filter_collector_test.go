@@ -11,8 +11,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/fsql-dev/fsql/connectors/hive"
 	"github.com/fsql-dev/fsql/exec"
 	"github.com/fsql-dev/fsql/exec/expr"
+	"github.com/fsql-dev/fsql/pruning"
 )
 
 // dimValues is a one-column constant dimension of the given keys (nil is NULL).
@@ -28,17 +30,16 @@ func dimValues(typ arrow.DataType, keys ...any) *exec.Values {
 	return &exec.Values{Rows: rows, Names: []string{"k"}, Types: []arrow.DataType{typ}}
 }
 
-// recordingSink counts what a collector hands over.
-type recordingSink struct {
-	rows, finishes int
-	addErr         error
+// collected is what collector id of coord holds, as a scan of tb's
+// column col sees it: the number of exact keys, or the coordinator's
+// error (incomplete while no task finished).
+func collected(coord *pruning.Coordinator, tb *hive.Table, id, col int) (int64, error) {
+	d, err := coord.Prune(context.Background(), tb, tb.Partitions, []pruning.Target{{CollectorID: id, Column: col}})
+	if err != nil {
+		return 0, err
+	}
+	return d.Ledger[0].Keys, nil
 }
-
-func (s *recordingSink) Add(task, p int, keys []arrow.Array) error {
-	s.rows += keys[0].Len()
-	return s.addErr
-}
-func (s *recordingSink) Finish(task, p int) error { s.finishes++; return nil }
 
 // failAfter emits its child's first batch, then fails.
 type failAfter struct{ exec.Node }
@@ -62,31 +63,35 @@ func (s *failStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 }
 func (s *failStream) Close() { s.in.Close() }
 
-// TestCollectorStream: batches pass through unchanged, Finish comes once
-// at the end of input and never after an error.
+// TestCollectorStream: batches pass through unchanged, the keys reach the
+// run's coordinator under the collector's ID, the task finishes at the
+// end of input and never after an error.
 func TestCollectorStream(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
+	tb := exec.ScanTestTable(t)
+	const idCol = 0 // BIGINT, like the keys
 	dim := dimValues(arrow.PrimitiveTypes.Int64, int64(1), int64(2), nil)
 	key := []expr.Expr{expr.NewColumn(0, arrow.PrimitiveTypes.Int64, "k")}
+	coord := pruning.NewCoordinator(pruning.CoordinatorConfig{})
+	tc := &exec.TaskContext{Alloc: mem, Parallelism: 1, DynamicFilters: coord}
 	open := func(n exec.Node) exec.Stream {
 		t.Helper()
 		var inputs []exec.Stream
 		for _, c := range n.Children() {
-			s, err := c.Open(&exec.TaskContext{Alloc: mem, Parallelism: 1}, nil)
+			s, err := c.Open(tc, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			inputs = append(inputs, s)
 		}
-		s, err := n.Open(&exec.TaskContext{Alloc: mem, Parallelism: 1}, inputs)
+		s, err := n.Open(tc, inputs)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return s
 	}
-	sink := &recordingSink{}
-	c := &exec.DynamicFilterDataCollector{ID: 2, Child: dim, Keys: key, Sink: sink}
+	c := &exec.DynamicFilterDataCollector{ID: 2, Child: dim, Keys: key}
 	if !c.Schema().Equal(dim.Schema()) || c.String() != "DynamicFilterDataCollector(id=2, keys [k])" {
 		t.Fatalf("schema %s, String %q", c.Schema(), c)
 	}
@@ -107,20 +112,20 @@ func TestCollectorStream(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	if rows != 3 || sink.rows != 3 || sink.finishes != 1 {
-		t.Fatalf("rows %d, sink rows %d, finishes %d", rows, sink.rows, sink.finishes)
+	if keys, err := collected(coord, tb, 2, idCol); rows != 3 || err != nil || keys != 2 {
+		t.Fatalf("rows %d, collected %d keys (NULL never counts), %v", rows, keys, err)
 	}
 
-	// A failing input: no Finish.
-	sink = &recordingSink{}
-	fc := &exec.DynamicFilterDataCollector{ID: 2, Keys: key, Sink: sink}
+	// A failing input: the task never finishes, the filter stays
+	// incomplete.
+	fc := &exec.DynamicFilterDataCollector{ID: 4, Keys: key}
 	fc.Child = failAfter{dim}
 	s = func() exec.Stream {
 		in, err := fc.Child.Open(nil, []exec.Stream{open(dim)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, err := fc.Open(&exec.TaskContext{Alloc: mem, Parallelism: 1}, []exec.Stream{in})
+		out, err := fc.Open(tc, []exec.Stream{in})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -135,15 +140,24 @@ func TestCollectorStream(t *testing.T) {
 		t.Fatalf("want the input's error, got %v", err)
 	}
 	s.Close()
-	if sink.finishes != 0 {
-		t.Fatal("Finish after an error")
+	if _, err := collected(coord, tb, 4, idCol); !errors.Is(err, pruning.ErrIncomplete) {
+		t.Fatalf("a failed task finished its filter: %v", err)
 	}
 
-	// A sink error fails the stream with the batch released.
-	sink = &recordingSink{addErr: errors.New("full")}
-	s = open(&exec.DynamicFilterDataCollector{ID: 3, Child: dim, Keys: key, Sink: sink})
-	if _, err := s.Next(context.Background()); !errors.Is(err, exec.ErrExecution) || !strings.Contains(err.Error(), "collector 3") {
-		t.Fatalf("sink error: %v", err)
+	// A coordinator error fails the stream with the batch released, and
+	// gets its exec sentinel (keys of a type filters do not take).
+	fdim := dimValues(arrow.PrimitiveTypes.Float64, 1.5)
+	fkey := []expr.Expr{expr.NewColumn(0, arrow.PrimitiveTypes.Float64, "k")}
+	s = open(&exec.DynamicFilterDataCollector{ID: 3, Child: fdim, Keys: fkey})
+	if _, err := s.Next(context.Background()); !errors.Is(err, exec.ErrNotImplemented) || !strings.Contains(err.Error(), "collector 3") {
+		t.Fatalf("coordinator error: %v", err)
 	}
 	s.Close()
+
+	// No coordinator in the task context: a runtime bug, said so.
+	in := open(dim)
+	defer in.Close() // a failed Open leaves its inputs to the caller
+	if _, err := c.Open(&exec.TaskContext{Alloc: mem, Parallelism: 1}, []exec.Stream{in}); !errors.Is(err, exec.ErrInternal) {
+		t.Fatalf("no coordinator: %v", err)
+	}
 }

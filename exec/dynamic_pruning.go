@@ -7,80 +7,68 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/fsql-dev/fsql/connectors/hive"
+	"github.com/fsql-dev/fsql/pruning"
 )
 
-// DynamicPruner prunes a fact scan with join keys collected at run time
-// from the dimension side (dynamic partition pruning). The planner sets it
-// on Scan.Dynamic; pruning.Coordinator implements it.
-type DynamicPruner interface {
-	// Prune runs when a scan task starts (after the collectors it depends
-	// on finished, which an OrderEnforce above the scan guarantees), with
-	// the partitions that survived static pruning. It must return the same
-	// answer to every task of the scan, since every task derives the same
-	// split list from it. An incomplete collector is an error, never a
-	// silent fall-back to unfiltered data.
-	Prune(ctx context.Context, t *hive.Table, parts []*hive.Partition) (*DynamicPruning, error)
-	// String describes the filter for EXPLAIN, e.g. "dynamic filter on
-	// ss_sold_date_sk from collector 1".
-	String() string
-}
+// Dynamic partition pruning of a fact scan: the plan holds only the
+// scan's targets (pruning.Target: collector ID, column, key); when a task
+// of the scan starts, after the collectors' stages finished (the
+// OrderEnforce above the scan), it asks the run's coordinator
+// (TaskContext.DynamicFilters) for the decision: the surviving
+// partitions, a row-group test and a row filter. Every task gets the same
+// decision, hence the same split list and assignment.
 
-// DynamicPruning is what a DynamicPruner decided for one scan.
-type DynamicPruning struct {
-	// Partitions are the partitions that survive, a subset of the ones
-	// Prune was given, in the same order.
-	Partitions []*hive.Partition
-	// KeepRowGroup drops row groups whose statistics rule out every
-	// collected key; nil keeps all. The scan intersects it with its static
-	// Scan.KeepRowGroup.
-	KeepRowGroup func(f *hive.File, rg int) bool
-	// RowFilter, if non-nil, returns a mask (true = keep) for a batch of
-	// the scan's output columns (Scan.Columns order); the scan drops the
-	// other rows before handing the batch on. The caller releases the mask.
-	RowFilter func(batch arrow.RecordBatch, alloc memory.Allocator) (*array.Boolean, error)
-	// Ledger is what each filter held, for EXPLAIN ANALYZE (recorded once
-	// per scan).
-	Ledger []CollectorLedger
-}
-
-// DynamicFilterSources is optionally implemented by a DynamicPruner (the
-// pruning package's does): the IDs of the collectors it reads. The scan
-// passes them on as a DynamicFilterReader, so the job graph refuses a plan
-// where the scan's stage is not ordered after those collectors' stages,
-// instead of failing (or not) at run time depending on scheduling luck.
-type DynamicFilterSources interface {
-	CollectorIDs() []int
-}
-
-// pruneDynamic asks the scan's pruner for its decision (timed as the
-// filter wait) and derives this task's splits from it. Every task gets
-// the same decision, hence the same split list and assignment.
+// pruneDynamic asks the run's coordinator for the scan's decision (timed
+// as the filter wait) and derives this task's splits from it.
 func (st *scanStream) pruneDynamic(ctx context.Context) error {
+	coord := st.tc.DynamicFilters
+	if coord == nil {
+		return fmt.Errorf("%w: scan of table %s has dynamic filters but its task has no dynamic-filter coordinator", ErrInternal, st.s.Table.Name)
+	}
 	t0 := time.Now()
-	dp, err := st.s.Dynamic.Prune(ctx, st.s.Table, st.s.partitions())
+	dp, err := coord.Prune(ctx, st.s.Table, st.s.partitions(), st.s.DynamicFilters)
 	st.op.Scan.FilterWaitNanos.Add(int64(time.Since(t0)))
 	if err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return err
 		}
-		for _, sentinel := range []error{ErrPlan, ErrNotImplemented, ErrExecution, ErrInternal, ErrResourcesExhausted} {
-			if errors.Is(err, sentinel) {
-				return fmt.Errorf("scan of table %s: %w", st.s.Table.Name, err)
-			}
-		}
-		return fmt.Errorf("%w: scan of table %s: dynamic pruning: %w", ErrExecution, st.s.Table.Name, err)
-	}
-	if dp == nil {
-		return fmt.Errorf("%w: scan of table %s: %s returned no decision", ErrInternal, st.s.Table.Name, st.s.Dynamic)
+		return pruningError(fmt.Errorf("scan of table %s: %w", st.s.Table.Name, err))
 	}
 	st.dp = dp
 	st.splits = mySplits(st.s.splits(dp), st.p, st.task)
 	return nil
+}
+
+// pruningError gives an error of package pruning (which sits below exec
+// and has sentinels of its own) the exec sentinel of its kind, keeping
+// its text.
+func pruningError(err error) error {
+	kind := ErrExecution
+	switch {
+	case errors.Is(err, pruning.ErrInternal):
+		kind = ErrInternal
+	case errors.Is(err, pruning.ErrUnsupported):
+		kind = ErrNotImplemented
+	}
+	return &kindedError{kind: kind, err: err}
+}
+
+// kindedError is err, which also wraps the sentinel kind without
+// repeating its text.
+type kindedError struct{ kind, err error }
+
+func (e *kindedError) Error() string   { return e.err.Error() }
+func (e *kindedError) Unwrap() []error { return []error{e.kind, e.err} }
+
+// ledgerOf is the decision's ledger as the scan's statistics keep it.
+func ledgerOf(dp *pruning.Decision) []CollectorLedger {
+	out := make([]CollectorLedger, len(dp.Ledger))
+	for i, l := range dp.Ledger {
+		out[i] = CollectorLedger{Collector: l.Collector, Key: l.Key, Exact: l.Exact, Keys: l.Keys, Bloom: l.Bloom}
+	}
+	return out
 }
 
 // rowFilter drops the rows of b the dynamic row filter rejects. It
@@ -91,7 +79,7 @@ func (st *scanStream) rowFilter(b arrow.RecordBatch) (arrow.RecordBatch, error) 
 		return nil, nil
 	}
 	alloc := allocOf(st.tc)
-	mask, err := st.dp.RowFilter(b, alloc)
+	mask, err := st.dp.FilterRows(b, alloc)
 	if err != nil {
 		return nil, fmt.Errorf("%w: scan of table %s: dynamic row filter: %w", ErrExecution, st.s.Table.Name, err)
 	}

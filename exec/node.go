@@ -8,6 +8,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/fsql-dev/fsql/pruning"
 )
 
 // Sentinel errors. Every error fsql returns wraps one of them with %w, so
@@ -54,6 +56,13 @@ type Stream interface {
 }
 
 // TaskContext is what one running task gives to the streams it opens.
+//
+// Plans hold no runtime objects: the per-run services an operator needs
+// (the memory budget, the dynamic-filter coordinator) reach it here, and
+// it finds its share of them by the IDs the plan holds (a collector's ID,
+// a scan's targets). The runtime creates them once per run, so one plan
+// runs any number of times, in this process or, decoded from its wire
+// form (package planwire), in another.
 type TaskContext struct {
 	// Alloc allocates every Arrow buffer of the task. Tests pass a
 	// memory.CheckedAllocator to catch leaks.
@@ -64,6 +73,11 @@ type TaskContext struct {
 	// Stage and Task identify the task; Parallelism is its stage's number
 	// of tasks. A scan uses them to pick its share of the splits.
 	Stage, Task, Parallelism int
+	// DynamicFilters is the run's dynamic-filter coordinator: collectors
+	// hand it their keys under their ID, dynamically pruned scans ask it
+	// for their decision. Nil when the runtime gives none, which fails
+	// only plans that hold dynamic filters.
+	DynamicFilters *pruning.Coordinator
 	// Op collects the counters of the node being opened, for EXPLAIN
 	// ANALYZE: the runtime gives each node of the task its own; nil when
 	// the run collects none.

@@ -9,13 +9,14 @@ import (
 
 // OrderEnforce passes its child through unchanged; it carries no data. It
 // exists for the stage cut: the runtime makes the stage holding it wait
-// until the stages holding its After collectors have finished, so a
-// dynamically pruned scan below it sees complete filters. The planner
-// puts it directly above the fact scan whose Scan.Dynamic reads those
-// collectors.
+// until the stages holding the collectors whose IDs After lists have
+// finished, so a dynamically pruned scan below it sees complete filters.
+// The planner puts it directly above the fact scan whose DynamicFilters
+// read those collectors. It names them by ID, not by node: they live in
+// other stages, and a plan fragment holds only its own stage's nodes.
 type OrderEnforce struct {
 	Child Node
-	After []*DynamicFilterDataCollector
+	After []int
 }
 
 // Schema implements Node.
@@ -27,27 +28,14 @@ func (o *OrderEnforce) Schema() *arrow.Schema { return o.Child.Schema() }
 func (o *OrderEnforce) Children() []Node { return []Node{o.Child} }
 
 // WaitsForCollectors implements DynamicFilterConsumer: the collectors of
-// After, by ID (-1 for a nil entry, which the job graph refuses).
-func (o *OrderEnforce) WaitsForCollectors() []int {
-	ids := make([]int, len(o.After))
-	for i, c := range o.After {
-		ids[i] = -1
-		if c != nil {
-			ids[i] = c.ID
-		}
-	}
-	return ids
-}
+// After.
+func (o *OrderEnforce) WaitsForCollectors() []int { return append([]int(nil), o.After...) }
 
 // String implements Node.
 func (o *OrderEnforce) String() string {
 	ids := make([]string, len(o.After))
-	for i, c := range o.After {
-		if c == nil {
-			ids[i] = "?"
-			continue
-		}
-		ids[i] = fmt.Sprint(c.ID)
+	for i, id := range o.After {
+		ids[i] = fmt.Sprint(id)
 	}
 	return fmt.Sprintf("OrderEnforce(after collector %s)", strings.Join(ids, ", "))
 }

@@ -11,13 +11,22 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/fsql-dev/fsql/connectors/hive"
+	"github.com/fsql-dev/fsql/exec/expr"
+	"github.com/fsql-dev/fsql/pruning"
 )
 
 // Scan reads a Hive table. All tasks of the scan's stage see the same list
 // of splits (one per file); task i of p reads the splits the byte-balanced
 // assignment gives it (see AssignSplits), so a skewed partition does not
 // land on one task together with many others.
+//
+// A Scan is data: what it tests row groups and partitions with is held as
+// expressions and filter targets, and the tests themselves are built when
+// a task opens it (the row-group test from Filters, the dynamic decision
+// from the run's coordinator), so the plan can be encoded and run again.
 type Scan struct {
+	// Table is the table as the plan saw it: its files and their footers
+	// (one catalog snapshot).
 	Table *hive.Table
 	// Columns are the output columns, indexes into Table.Schema (partition
 	// columns included). An empty list produces batches with rows but no
@@ -26,16 +35,19 @@ type Scan struct {
 	// Partitions are the partitions left after static pruning; nil means
 	// all of Table.Partitions.
 	Partitions []*hive.Partition
-	// KeepRowGroup, when set, drops row groups it returns false for (the
-	// pruning package builds it from min/max statistics).
-	KeepRowGroup func(f *hive.File, rg int) bool
-	// Label is extra text for EXPLAIN, such as the pushed predicates.
-	Label string
-	// Dynamic, when set, prunes partitions, row groups and rows further
-	// with join keys collected at run time (see dynamic_pruning.go). Each
-	// task asks it once, before reading, so the stage holding the scan
-	// must wait for the collectors (an OrderEnforce above the scan).
-	Dynamic DynamicPruner
+	// Filters are the conjuncts the planner pushed into the scan, over
+	// Table.Schema columns. The scan only skips row groups whose min/max
+	// statistics prove one of them false (pruning.RowGroupFilter); the
+	// rows themselves are filtered by the Filter above the scan. EXPLAIN
+	// shows them.
+	Filters []expr.Expr
+	// DynamicFilters, when set, prune partitions, row groups and rows
+	// further with join keys collected at run time (see
+	// dynamic_pruning.go): each task asks the run's coordinator
+	// (TaskContext.DynamicFilters) once, before reading, so the stage
+	// holding the scan must wait for the collectors (an OrderEnforce
+	// above the scan).
+	DynamicFilters []pruning.Target
 }
 
 // Split is the unit of scan work: one file and the row groups to read.
@@ -77,16 +89,20 @@ func (s *Scan) String() string {
 	if len(s.Table.PartitionColumns) > 0 {
 		fmt.Fprintf(&b, " partitions=%d/%d", len(s.partitions()), len(s.Table.Partitions))
 	}
-	if s.KeepRowGroup != nil {
+	if s.rowGroupFilter() != nil {
 		b.WriteString(" row-group-filter")
 	}
-	if s.Label != "" {
-		b.WriteString(" ")
-		b.WriteString(s.Label)
+	if len(s.Filters) > 0 {
+		txt := make([]string, len(s.Filters))
+		for i, f := range s.Filters {
+			txt[i] = f.String()
+		}
+		b.WriteString(" filters: ")
+		b.WriteString(strings.Join(txt, " AND "))
 	}
-	if s.Dynamic != nil {
+	if len(s.DynamicFilters) > 0 {
 		b.WriteString(" ")
-		b.WriteString(s.Dynamic.String())
+		b.WriteString(pruning.Describe(s.DynamicFilters))
 	}
 	b.WriteString(")")
 	return b.String()
@@ -99,16 +115,25 @@ func (s *Scan) partitions() []*hive.Partition {
 	return s.Partitions
 }
 
+// rowGroupFilter is the row-group test of Filters, nil when no conjunct
+// can use statistics.
+func (s *Scan) rowGroupFilter() func(*hive.File, int) bool {
+	if len(s.Filters) == 0 || s.Table == nil {
+		return nil
+	}
+	return pruning.RowGroupFilter(s.Table, s.Filters)
+}
+
 // Splits lists one split per file of the surviving partitions, in
-// partition and file order, with the row groups KeepRowGroup keeps. A
-// dynamic filter is not applied: it is only known at run time.
+// partition and file order, with the row groups Filters keep. A dynamic
+// filter is not applied: it is only known at run time.
 func (s *Scan) Splits() []Split { return s.splits(nil) }
 
 // splits lists the splits with a dynamic pruning decision applied when dp
 // is set: files of partitions it dropped stay listed with no row groups
-// (so the ledger counts them), and its KeepRowGroup is intersected with
-// the static one.
-func (s *Scan) splits(dp *DynamicPruning) []Split {
+// (so the ledger counts them), and its row-group test is intersected
+// with the static one.
+func (s *Scan) splits(dp *pruning.Decision) []Split {
 	var kept map[*hive.Partition]bool
 	var dynKeep func(*hive.File, int) bool
 	if dp != nil {
@@ -116,8 +141,11 @@ func (s *Scan) splits(dp *DynamicPruning) []Split {
 		for _, p := range dp.Partitions {
 			kept[p] = true
 		}
-		dynKeep = dp.KeepRowGroup
+		if dp.FiltersFiles() {
+			dynKeep = dp.KeepRowGroup
+		}
 	}
+	keep := s.rowGroupFilter()
 	var out []Split
 	for _, p := range s.partitions() {
 		pruned := kept != nil && !kept[p]
@@ -127,7 +155,7 @@ func (s *Scan) splits(dp *DynamicPruning) []Split {
 				if pruned {
 					break
 				}
-				if s.KeepRowGroup != nil && !s.KeepRowGroup(f, rg) {
+				if keep != nil && !keep(f, rg) {
 					continue
 				}
 				if dynKeep != nil && !dynKeep(f, rg) {
@@ -152,13 +180,13 @@ func (s *Scan) splits(dp *DynamicPruning) []Split {
 // (the OrderEnforce above it), so the pruner answers now as it will to the
 // tasks. If pruning fails the scan is sized statically; the tasks report
 // the error.
-func (s *Scan) SourceSize(ctx context.Context, _ *TaskContext) (bytes int64, files int, err error) {
+func (s *Scan) SourceSize(ctx context.Context, tc *TaskContext) (bytes int64, files int, err error) {
 	if s.Table == nil {
 		return 0, 0, nil
 	}
-	var dp *DynamicPruning
-	if s.Dynamic != nil {
-		if d, e := s.Dynamic.Prune(ctx, s.Table, s.partitions()); e == nil {
+	var dp *pruning.Decision
+	if len(s.DynamicFilters) > 0 && tc != nil && tc.DynamicFilters != nil {
+		if d, e := tc.DynamicFilters.Prune(ctx, s.Table, s.partitions(), s.DynamicFilters); e == nil {
 			dp = d
 		}
 	}
@@ -172,12 +200,12 @@ func (s *Scan) SourceSize(ctx context.Context, _ *TaskContext) (bytes int64, fil
 }
 
 // ReadsCollectors implements DynamicFilterReader: the collectors its
-// dynamic pruner reads, when the pruner says (DynamicFilterSources).
+// dynamic filters read.
 func (s *Scan) ReadsCollectors() []int {
-	if src, ok := s.Dynamic.(DynamicFilterSources); ok {
-		return src.CollectorIDs()
+	if len(s.DynamicFilters) == 0 {
+		return nil
 	}
-	return nil
+	return pruning.CollectorIDs(s.DynamicFilters)
 }
 
 // InputBytes is the compressed size of everything the scan will read.
@@ -241,7 +269,7 @@ func (s *Scan) Open(tc *TaskContext, inputs []Stream) (Stream, error) {
 		op = &OperatorStats{}
 	}
 	st := &scanStream{s: s, tc: tc, op: op, first: task == 0, p: p, task: task}
-	if s.Dynamic == nil {
+	if len(s.DynamicFilters) == 0 {
 		st.splits = mySplits(s.Splits(), p, task)
 	}
 	return st, nil
@@ -264,9 +292,9 @@ type scanStream struct {
 	tc      *TaskContext
 	p, task int
 	splits  []Split
-	dp      *DynamicPruning // set once a dynamic scan asked its pruner
-	op      *OperatorStats  // the scan's counters (a private set when not collected)
-	first   bool            // task 0 notes the per-scan counters
+	dp      *pruning.Decision // set once a dynamic scan asked the coordinator
+	op      *OperatorStats    // the scan's counters (a private set when not collected)
+	first   bool              // task 0 notes the per-scan counters
 	noted   bool
 	pos     int // next split to open
 	cur     *hive.FileReader
@@ -277,13 +305,13 @@ type scanStream struct {
 func (st *scanStream) note() {
 	stats := &st.op.Scan
 	if st.first {
-		stats.Start(len(st.s.Table.PartitionColumns) > 0, st.s.Dynamic != nil)
+		stats.Start(len(st.s.Table.PartitionColumns) > 0, len(st.s.DynamicFilters) > 0)
 		static := int64(len(st.s.partitions()))
 		stats.PartitionsStatic.Add(static)
 		stats.PartitionsTotal.Add(int64(len(st.s.Table.Partitions)))
 		if st.dp != nil {
 			stats.PartitionsKept.Add(int64(len(st.dp.Partitions)))
-			stats.SetLedger(st.dp.Ledger)
+			stats.SetLedger(ledgerOf(st.dp))
 		} else {
 			stats.PartitionsKept.Add(static)
 		}
@@ -301,7 +329,7 @@ func (st *scanStream) note() {
 
 func (st *scanStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	if !st.noted {
-		if st.s.Dynamic != nil && !st.closed {
+		if len(st.s.DynamicFilters) > 0 && !st.closed {
 			if err := st.pruneDynamic(ctx); err != nil {
 				return nil, err
 			}
@@ -312,7 +340,7 @@ func (st *scanStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	if st.dp == nil {
 		return st.next(ctx)
 	}
-	if st.dp.RowFilter == nil {
+	if !st.dp.FiltersFiles() {
 		b, err := st.next(ctx)
 		if b != nil {
 			st.op.Scan.RowsKept.Add(b.NumRows())

@@ -10,11 +10,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/fsql-dev/fsql/connectors/hive"
+	"github.com/fsql-dev/fsql/exec/expr"
 )
 
 // scanTestTable writes table "fact" with partitions day=1..3, two files per
@@ -133,15 +135,28 @@ func TestScan(t *testing.T) {
 
 func TestScanPruned(t *testing.T) {
 	tb := scanTestTable(t)
+	// Files of 300 ids in row groups of 100, ids ascending: one id from
+	// the middle row group of each file of days 2 and 3 keeps exactly
+	// those row groups.
+	id := expr.NewColumn(0, arrow.PrimitiveTypes.Int64, "id")
+	keep := func(ids ...int64) expr.Expr {
+		args := []expr.Expr{id}
+		for _, v := range ids {
+			args = append(args, expr.NewLiteral(v, arrow.PrimitiveTypes.Int64))
+		}
+		e, err := expr.NewCall("in", args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
 	s := &Scan{
 		Table:      tb,
 		Columns:    []int{2, 0},
 		Partitions: tb.Partitions[1:],
-		// Keep only the middle row group of every file.
-		KeepRowGroup: func(f *hive.File, rg int) bool { return rg == 1 },
-		Label:        "day >= 2",
+		Filters:    []expr.Expr{keep(750, 1050, 1350, 1650)},
 	}
-	if got := s.String(); got != "Scan(fact [day, id] partitions=2/3 row-group-filter day >= 2)" {
+	if got := s.String(); got != "Scan(fact [day, id] partitions=2/3 row-group-filter filters: (id IN (750, 1050, 1350, 1650)))" {
 		t.Errorf("String() = %q", got)
 	}
 	stats := &OperatorStats{}
@@ -164,7 +179,7 @@ func TestScanPruned(t *testing.T) {
 	}
 
 	// Every row group pruned: files are listed but none is opened.
-	s.KeepRowGroup = func(*hive.File, int) bool { return false }
+	s.Filters = []expr.Expr{keep(-1)}
 	stats = &OperatorStats{}
 	for _, ids := range runScan(t, s, 2, stats) {
 		if len(ids) != 0 {

@@ -91,7 +91,7 @@ func explain(tb testing.TB, cat *hive.Catalog, q string) (time.Duration, time.Du
 	if err != nil {
 		tb.Fatal(err)
 	}
-	root, err := planner.Physical(lp, planner.PhysicalConfig{MaxParallelism: 128, BroadcastThreshold: 10 << 20, DynamicFiltering: true, DynamicFilterMaxValues: 1024})
+	root, err := planner.Physical(lp, planner.PhysicalConfig{MaxParallelism: 128, BroadcastThreshold: 10 << 20, DynamicFiltering: true})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -18,9 +18,12 @@ import (
 //   - an OrderEnforce directly above the fact scan: a dependency edge with
 //     no data, so the collector's stage finishes before the scan's stage
 //     starts;
-//   - a dynamic pruner on the scan, which asks the query's pruning
-//     coordinator for the surviving partitions, row groups and rows before
-//     the scan lists any file.
+//   - dynamic filter targets on the scan (collector ID and fact column),
+//     with which it asks the run's pruning coordinator for the surviving
+//     partitions, row groups and rows before it lists any file.
+//
+// The plan holds only IDs: the coordinator is created by the runtime for
+// each run, so a plan runs again with fresh filters.
 //
 // The fact side is found by tracing the probe join key down through
 // projections, filters, joins (the inner sides and the left side of
@@ -32,7 +35,6 @@ import (
 // dppPlan is decided before physical building: which joins collect, and
 // which scans wait for which collectors.
 type dppPlan struct {
-	coord      *pruning.Coordinator
 	collectors map[*Join]*dppCollector
 	scans      map[*Scan][]dppTarget
 	nextID     int
@@ -62,9 +64,8 @@ const dppMinFactRows = 10000
 // its rows (it is filtered) to be worth collecting.
 const dppMaxBuildFraction = 0.5
 
-func planDynamicFilters(root Plan, cfg PhysicalConfig) *dppPlan {
+func planDynamicFilters(root Plan) *dppPlan {
 	d := &dppPlan{
-		coord:      pruning.NewCoordinator(pruning.CoordinatorConfig{MaxValues: cfg.DynamicFilterMaxValues}),
 		collectors: map[*Join]*dppCollector{},
 		scans:      map[*Scan][]dppTarget{},
 	}
@@ -106,7 +107,7 @@ func planDynamicFilters(root Plan, cfg PhysicalConfig) *dppPlan {
 				continue
 			}
 			d.nextID++
-			c := &exec.DynamicFilterDataCollector{ID: d.nextID, Sink: d.coord.Collector(d.nextID)}
+			c := &exec.DynamicFilterDataCollector{ID: d.nextID}
 			d.collectors[j] = &dppCollector{node: c, keyIdx: ki, factOnL: factOnLeft, onProbe: j.Type == LeftJoin}
 			d.scans[scan] = append(d.scans[scan], dppTarget{collector: c, column: tcol})
 			return
@@ -154,7 +155,7 @@ func traceToScan(p Plan, col int) (*Scan, int, bool) {
 }
 
 // wrapScan wraps a physical scan for DPP when the plan chose it as a
-// fact scan: the scan gets its pruner and an OrderEnforce above it.
+// fact scan: the scan gets its targets and an OrderEnforce above it.
 func (d *dppPlan) wrapScan(n *Scan, s *exec.Scan) exec.Node {
 	if d == nil {
 		return s
@@ -167,9 +168,9 @@ func (d *dppPlan) wrapScan(n *Scan, s *exec.Scan) exec.Node {
 	oe := &exec.OrderEnforce{Child: s}
 	for _, t := range ts {
 		targets = append(targets, pruning.Target{CollectorID: t.collector.ID, Column: t.column, Name: n.Table.Schema.Field(t.column).Name})
-		oe.After = append(oe.After, t.collector)
+		oe.After = append(oe.After, t.collector.ID)
 	}
-	s.Dynamic = d.coord.Pruner(targets)
+	s.DynamicFilters = targets
 	return oe
 }
 

@@ -3,14 +3,12 @@ package planner
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/fsql-dev/fsql/connectors/hive"
 	"github.com/fsql-dev/fsql/exec"
 	"github.com/fsql-dev/fsql/exec/expr"
-	"github.com/fsql-dev/fsql/pruning"
 	"github.com/fsql-dev/fsql/shuffle"
 )
 
@@ -23,9 +21,6 @@ type PhysicalConfig struct {
 	BroadcastThreshold int64
 	// DynamicFiltering turns dynamic partition pruning on.
 	DynamicFiltering bool
-	// DynamicFilterMaxValues caps the distinct keys a dynamic filter
-	// holds exactly; past it the filter degrades to bloom + min/max.
-	DynamicFilterMaxValues int
 }
 
 // Physical turns an optimized logical plan into an executable plan with
@@ -41,7 +36,7 @@ func Physical(p Plan, cfg PhysicalConfig) (exec.Node, error) {
 func PhysicalContext(ctx context.Context, p Plan, cfg PhysicalConfig) (exec.Node, error) {
 	b := &physBuilder{cfg: cfg, ctx: ctx}
 	if cfg.DynamicFiltering {
-		b.dpp = planDynamicFilters(p, cfg)
+		b.dpp = planDynamicFilters(p)
 	}
 	out, err := b.build(p)
 	if err != nil {
@@ -182,12 +177,8 @@ func (b *physBuilder) scan(n *Scan) (phys, error) {
 	s := &exec.Scan{Table: n.Table, Columns: n.Columns, Partitions: parts}
 	scan := b.dpp.wrapScan(n, s)
 	if len(n.Filters) > 0 {
-		s.KeepRowGroup = pruning.RowGroupFilter(n.Table, TableFilters(n))
-		var txt []string
-		for _, f := range n.Filters {
-			txt = append(txt, f.String())
-		}
-		s.Label = "filters: " + strings.Join(txt, " AND ")
+		// The scan skips row groups by them; the Filter drops the rows.
+		s.Filters = TableFilters(n)
 		return phys{&exec.Filter{Child: scan, Cond: joinAnd(n.Filters)}, false}, nil
 	}
 	return phys{scan, false}, nil

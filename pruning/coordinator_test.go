@@ -14,7 +14,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/fsql-dev/fsql/connectors/hive"
-	"github.com/fsql-dev/fsql/exec"
 )
 
 // ints builds an Int64 array; nil entries are NULL.
@@ -58,7 +57,7 @@ func strs(mem memory.Allocator, vals ...any) arrow.Array {
 }
 
 // add hands one key column to the sink and releases it, as the collector does.
-func add(t *testing.T, s exec.DynamicFilterSink, task, p int, a arrow.Array) {
+func add(t *testing.T, s *Collector, task, p int, a arrow.Array) {
 	t.Helper()
 	defer a.Release()
 	if err := s.Add(task, p, []arrow.Array{a}); err != nil {
@@ -66,7 +65,7 @@ func add(t *testing.T, s exec.DynamicFilterSink, task, p int, a arrow.Array) {
 	}
 }
 
-func finish(t *testing.T, s exec.DynamicFilterSink, task, p int) {
+func finish(t *testing.T, s *Collector, task, p int) {
 	t.Helper()
 	if err := s.Finish(task, p); err != nil {
 		t.Fatal(err)
@@ -81,13 +80,13 @@ func partDays(parts []*hive.Partition) string {
 	return strings.Join(out, ",")
 }
 
-func keptGroups(keep func(*hive.File, int) bool, f *hive.File) string {
-	if keep == nil {
+func keptGroups(d *Decision, f *hive.File) string {
+	if !d.FiltersFiles() {
 		return "all"
 	}
 	got := ""
 	for rg := range f.RowGroups {
-		if keep(f, rg) {
+		if d.KeepRowGroup(f, rg) {
 			got += fmt.Sprint(rg)
 		}
 	}
@@ -141,7 +140,7 @@ func TestDegradedFilter(t *testing.T) {
 	if err := errors.Join(errs...); err != nil {
 		t.Fatal(err)
 	}
-	f, err := c.collector(1).filter(0)
+	f, err := c.Collector(1).filter(0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +182,7 @@ func TestDegradedStrings(t *testing.T) {
 	}
 	add(t, s, 0, 1, strs(mem, vals...))
 	finish(t, s, 0, 1)
-	f, err := c.collector(3).filter(0)
+	f, err := c.Collector(3).filter(0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,27 +215,30 @@ func TestPruneIntersection(t *testing.T) {
 	add(t, ids, 0, 1, int32s(mem, 150, 250, nil, 155))
 	finish(t, ids, 0, 1)
 
-	p := c.Pruner([]Target{{CollectorID: 1, Column: colDay, Name: "day"}, {CollectorID: 2, Column: colID, Name: "id"}})
-	if got := p.String(); got != "dynamic filter on day from collector 1, id from collector 2" {
-		t.Errorf("String() = %q", got)
+	targets := []Target{{CollectorID: 1, Column: colDay, Name: "day"}, {CollectorID: 2, Column: colID, Name: "id"}}
+	if got := Describe(targets); got != "dynamic filter on day from collector 1, id from collector 2" {
+		t.Errorf("Describe = %q", got)
 	}
-	dp, err := p.Prune(context.Background(), tb, tb.Partitions)
+	if got := CollectorIDs(append(targets, Target{CollectorID: 1, Column: colID})); fmt.Sprint(got) != "[1 2]" {
+		t.Errorf("CollectorIDs = %v", got)
+	}
+	dp, err := c.Prune(context.Background(), tb, tb.Partitions, targets)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := partDays(dp.Partitions); got != "1,3" {
 		t.Fatalf("partitions %s, want 1,3 (2 has no key, NULL never matches)", got)
 	}
-	if got := keptGroups(dp.KeepRowGroup, tb.Partitions[0].Files[0]); got != "12" {
+	if got := keptGroups(dp, tb.Partitions[0].Files[0]); got != "12" {
 		t.Fatalf("row groups %s, want 12", got)
 	}
-	if len(dp.Ledger) != 2 || dp.Ledger[0] != (exec.CollectorLedger{Collector: 1, Exact: true, Keys: 3}) || dp.Ledger[1] != (exec.CollectorLedger{Collector: 2, Exact: true, Keys: 3}) {
+	if len(dp.Ledger) != 2 || dp.Ledger[0] != (Ledger{Collector: 1, Exact: true, Keys: 3}) || dp.Ledger[1] != (Ledger{Collector: 2, Exact: true, Keys: 3}) {
 		t.Fatalf("ledger %v", dp.Ledger)
 	}
 	// A second call (another task) gets the same decision.
-	dp2, err := p.Prune(context.Background(), tb, tb.Partitions)
-	if err != nil || dp2 != dp {
-		t.Fatalf("second Prune: %v, same=%v", err, dp2 == dp)
+	dp2, err := c.Prune(context.Background(), tb, tb.Partitions, targets)
+	if err != nil || partDays(dp2.Partitions) != partDays(dp.Partitions) || keptGroups(dp2, tb.Partitions[0].Files[0]) != "12" {
+		t.Fatalf("second Prune: %v", err)
 	}
 
 	// Rows: a batch of scan output columns [day, id] (any order, by name).
@@ -247,7 +249,7 @@ func TestPruneIntersection(t *testing.T) {
 	dayCol.Release()
 	idCol.Release()
 	defer batch.Release()
-	mask, err := dp.RowFilter(batch, mem)
+	mask, err := dp.FilterRows(batch, mem)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,16 +263,16 @@ func TestPruneIntersection(t *testing.T) {
 	}
 
 	// Only the partition filter: no row-group or row filter.
-	p1 := c.Pruner([]Target{{CollectorID: 1, Column: colDay}})
-	dp, err = p1.Prune(context.Background(), tb, tb.Partitions[1:])
+	only := []Target{{CollectorID: 1, Column: colDay}}
+	dp, err = c.Prune(context.Background(), tb, tb.Partitions[1:], only)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if partDays(dp.Partitions) != "3" || dp.KeepRowGroup != nil || dp.RowFilter != nil {
+	if partDays(dp.Partitions) != "3" || dp.FiltersFiles() {
 		t.Fatalf("partition-only pruning: %s", partDays(dp.Partitions))
 	}
-	if p1.String() != "dynamic filter on #5 from collector 1" {
-		t.Errorf("String() = %q", p1.String())
+	if Describe(only) != "dynamic filter on #5 from collector 1" {
+		t.Errorf("Describe = %q", Describe(only))
 	}
 }
 
@@ -291,23 +293,23 @@ func TestPruneStringsAndDates(t *testing.T) {
 	db.Release()
 	finish(t, dates, 0, 1)
 
-	dp, err := c.Pruner([]Target{{CollectorID: 1, Column: colName}}).Prune(context.Background(), tb, tb.Partitions)
+	dp, err := c.Prune(context.Background(), tb, tb.Partitions, []Target{{CollectorID: 1, Column: colName}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// "n099x" lies inside row group 0's [n000, n099]? No: "n099x" > "n099".
-	if got := keptGroups(dp.KeepRowGroup, tb.Partitions[0].Files[0]); got != "2" {
+	if got := keptGroups(dp, tb.Partitions[0].Files[0]); got != "2" {
 		t.Fatalf("string row groups %s, want 2", got)
 	}
-	dp, err = c.Pruner([]Target{{CollectorID: 2, Column: colD}}).Prune(context.Background(), tb, tb.Partitions)
+	dp, err = c.Prune(context.Background(), tb, tb.Partitions, []Target{{CollectorID: 2, Column: colD}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := keptGroups(dp.KeepRowGroup, tb.Partitions[0].Files[0]); got != "1" {
+	if got := keptGroups(dp, tb.Partitions[0].Files[0]); got != "1" {
 		t.Fatalf("date row groups %s, want 1", got)
 	}
 	// Collected strings against an integer column is a planner bug.
-	if _, err := c.Pruner([]Target{{CollectorID: 1, Column: colID}}).Prune(context.Background(), tb, tb.Partitions); !errors.Is(err, exec.ErrInternal) {
+	if _, err := c.Prune(context.Background(), tb, tb.Partitions, []Target{{CollectorID: 1, Column: colID}}); !errors.Is(err, ErrInternal) {
 		t.Fatalf("kind mismatch: %v", err)
 	}
 }
@@ -325,7 +327,7 @@ func TestEmptyDimensionPrunesAll(t *testing.T) {
 	add(t, nulls, 0, 1, ints(mem, nil, nil))
 	finish(t, nulls, 0, 1)
 	for _, tg := range []Target{{CollectorID: 1, Column: colDay}, {CollectorID: 1, Column: colID}, {CollectorID: 2, Column: colDay}, {CollectorID: 2, Column: colQty}} {
-		dp, err := c.Pruner([]Target{tg}).Prune(context.Background(), tb, tb.Partitions)
+		dp, err := c.Prune(context.Background(), tb, tb.Partitions, []Target{tg})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -347,18 +349,18 @@ func TestIncompleteCollector(t *testing.T) {
 	finish(t, s, 0, 2)
 	finish(t, s, 0, 2) // a repeated Finish counts once
 	for _, id := range []int{4, 9} {
-		_, err := c.Pruner([]Target{{CollectorID: id, Column: colDay}}).Prune(context.Background(), tb, tb.Partitions)
-		if !errors.Is(err, exec.ErrExecution) || !strings.Contains(err.Error(), fmt.Sprintf("dynamic filter %d incomplete", id)) {
+		_, err := c.Prune(context.Background(), tb, tb.Partitions, []Target{{CollectorID: id, Column: colDay}})
+		if !errors.Is(err, ErrIncomplete) || !strings.Contains(err.Error(), fmt.Sprintf("dynamic filter %d incomplete", id)) {
 			t.Fatalf("collector %d: %v", id, err)
 		}
 	}
 	// Misuse is reported, not absorbed.
 	a := ints(mem, 2)
 	defer a.Release()
-	if err := s.Add(0, 2, []arrow.Array{a}); !errors.Is(err, exec.ErrInternal) {
+	if err := s.Add(0, 2, []arrow.Array{a}); !errors.Is(err, ErrInternal) {
 		t.Fatalf("add after finish: %v", err)
 	}
-	if err := s.Add(1, 3, []arrow.Array{a}); !errors.Is(err, exec.ErrInternal) {
+	if err := s.Add(1, 3, []arrow.Array{a}); !errors.Is(err, ErrInternal) {
 		t.Fatalf("parallelism mismatch: %v", err)
 	}
 	f := array.NewFloat64Builder(mem)
@@ -366,19 +368,19 @@ func TestIncompleteCollector(t *testing.T) {
 	fa := f.NewArray()
 	f.Release()
 	defer fa.Release()
-	if err := c.Collector(5).Add(0, 1, []arrow.Array{fa}); !errors.Is(err, exec.ErrNotImplemented) {
+	if err := c.Collector(5).Add(0, 1, []arrow.Array{fa}); !errors.Is(err, ErrUnsupported) {
 		t.Fatalf("double keys: %v", err)
 	}
 	if SupportedKeyType(arrow.PrimitiveTypes.Float64) || !SupportedKeyType(arrow.FixedWidthTypes.Date32) {
 		t.Fatal("SupportedKeyType")
 	}
 	finish(t, s, 1, 2)
-	if _, err := c.Pruner([]Target{{CollectorID: 4, Column: colDay}}).Prune(context.Background(), tb, tb.Partitions); err != nil {
+	if _, err := c.Prune(context.Background(), tb, tb.Partitions, []Target{{CollectorID: 4, Column: colDay}}); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := c.Pruner([]Target{{CollectorID: 4, Column: colDay}}).Prune(ctx, tb, tb.Partitions); !errors.Is(err, context.Canceled) {
+	if _, err := c.Prune(ctx, tb, tb.Partitions, []Target{{CollectorID: 4, Column: colDay}}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled: %v", err)
 	}
 }
@@ -400,7 +402,7 @@ func TestDenseAndSparseMasks(t *testing.T) {
 		c := NewCoordinator(CoordinatorConfig{MaxValues: tc.max})
 		add(t, c.Collector(1), 0, 1, ints(mem, tc.keys...))
 		finish(t, c.Collector(1), 0, 1)
-		f, err := c.collector(1).filter(0)
+		f, err := c.Collector(1).filter(0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -44,7 +44,7 @@ func BenchmarkRowMask(b *testing.B) {
 		}
 		keys.Release()
 		c.Collector(1).Finish(0, 1)
-		f, err := c.collector(1).filter(0)
+		f, err := c.Collector(1).filter(0)
 		if err != nil {
 			b.Fatal(err)
 		}

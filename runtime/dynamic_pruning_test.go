@@ -95,17 +95,17 @@ func dimValues(typ arrow.DataType, keys ...any) *exec.Values {
 // dppPlan is a semi join of the fact scan with the dimension on factCol,
 // hash-partitioned on both sides, so the scan's stage does not read the
 // dimension's: only the OrderEnforce edge orders them.
-func dppPlan(tb *hive.Table, dim exec.Node, factCol int, coord *pruning.Coordinator) (root exec.Node, scan *exec.Scan, coll *exec.DynamicFilterDataCollector) {
+func dppPlan(tb *hive.Table, dim exec.Node, factCol int) (root exec.Node, scan *exec.Scan, coll *exec.DynamicFilterDataCollector) {
 	keyType := dim.Schema().Field(0).Type
 	dimKey := expr.NewColumn(0, keyType, "k")
-	coll = &exec.DynamicFilterDataCollector{ID: 1, Child: dim, Keys: []expr.Expr{dimKey}, Sink: coord.Collector(1)}
+	coll = &exec.DynamicFilterDataCollector{ID: 1, Child: dim, Keys: []expr.Expr{dimKey}}
 	name := tb.Schema.Field(factCol).Name
-	scan = &exec.Scan{Table: tb, Columns: []int{factCol, factV}, Dynamic: coord.Pruner([]pruning.Target{{CollectorID: 1, Column: factCol, Name: name}})}
+	scan = &exec.Scan{Table: tb, Columns: []int{factCol, factV}, DynamicFilters: []pruning.Target{{CollectorID: 1, Column: factCol, Name: name}}}
 	factKey := expr.NewColumn(0, tb.Schema.Field(factCol).Type, name)
 	root = &exec.HashJoin{
 		Type:      exec.SemiJoin,
 		Build:     &shuffle.Exchange{Kind: shuffle.Hash, Child: coll, Keys: []expr.Expr{dimKey}, MaxParallelism: 8},
-		Probe:     &shuffle.Exchange{Kind: shuffle.Hash, Child: &exec.OrderEnforce{Child: scan, After: []*exec.DynamicFilterDataCollector{coll}}, Keys: []expr.Expr{factKey}, MaxParallelism: 8},
+		Probe:     &shuffle.Exchange{Kind: shuffle.Hash, Child: &exec.OrderEnforce{Child: scan, After: []int{coll.ID}}, Keys: []expr.Expr{factKey}, MaxParallelism: 8},
 		BuildKeys: []expr.Expr{dimKey},
 		ProbeKeys: []expr.Expr{factKey},
 	}
@@ -115,7 +115,12 @@ func dppPlan(tb *hive.Table, dim exec.Node, factCol int, coord *pruning.Coordina
 // runAll runs root and returns the values of result column 1 ("v").
 func runAll(t *testing.T, root exec.Node, mem memory.Allocator, stats *exec.QueryStats) ([]string, *runtime.JobGraph) {
 	t.Helper()
-	e, err := runtime.Run(context.Background(), root, runtime.RunConfig{Parallelism: 2, Slots: 2, Alloc: mem, Stats: stats})
+	return runWith(t, root, runtime.RunConfig{Parallelism: 2, Slots: 2, Alloc: mem, Stats: stats})
+}
+
+func runWith(t *testing.T, root exec.Node, cfg runtime.RunConfig) ([]string, *runtime.JobGraph) {
+	t.Helper()
+	e, err := runtime.Run(context.Background(), root, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,8 +152,7 @@ func TestDynamicPartitionPruningRun(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	tb := dppFact(t)
-	coord := pruning.NewCoordinator(pruning.CoordinatorConfig{})
-	root, scan, _ := dppPlan(tb, dimValues(arrow.PrimitiveTypes.Int32, int32(2), int32(5), nil, int32(9)), factDay, coord)
+	root, scan, _ := dppPlan(tb, dimValues(arrow.PrimitiveTypes.Int32, int32(2), int32(5), nil, int32(9)), factDay)
 
 	plan := runtime.Explain(root, nil, nil)
 	for _, want := range []string{
@@ -206,8 +210,7 @@ func TestDynamicRowGroupAndRowPruning(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	tb := dppFact(t)
-	coord := pruning.NewCoordinator(pruning.CoordinatorConfig{})
-	root, scan, _ := dppPlan(tb, dimValues(arrow.PrimitiveTypes.Int64, int64(7), int64(30), int64(1210), int64(5000), nil), factID, coord)
+	root, scan, _ := dppPlan(tb, dimValues(arrow.PrimitiveTypes.Int64, int64(7), int64(30), int64(1210), int64(5000), nil), factID)
 	stats := exec.NewQueryStats()
 	got, g := runAll(t, root, mem, stats)
 	if strings.Join(sortedCopy(got), ",") != "v1210,v30,v7" {
@@ -228,14 +231,13 @@ func TestDynamicDegradedRun(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	tb := dppFact(t)
-	coord := pruning.NewCoordinator(pruning.CoordinatorConfig{MaxValues: 4})
 	var keys []any
 	for id := int64(300); id < 1400; id += 50 { // the first id of 22 row groups
 		keys = append(keys, id)
 	}
-	root, scan, _ := dppPlan(tb, dimValues(arrow.PrimitiveTypes.Int64, keys...), factID, coord)
+	root, scan, _ := dppPlan(tb, dimValues(arrow.PrimitiveTypes.Int64, keys...), factID)
 	stats := exec.NewQueryStats()
-	got, g := runAll(t, root, mem, stats)
+	got, g := runWith(t, root, runtime.RunConfig{Parallelism: 2, Slots: 2, Alloc: mem, Stats: stats, DynamicFilterMaxValues: 4})
 	if len(got) != len(keys) {
 		t.Fatalf("%d rows %v", len(got), got)
 	}
@@ -252,11 +254,11 @@ func TestDynamicPruningErrors(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	tb := dppFact(t)
-	coord := pruning.NewCoordinator(pruning.CoordinatorConfig{})
-	root, scan, coll := dppPlan(tb, dimValues(arrow.PrimitiveTypes.Int32, int32(1)), factDay, coord)
+	root, scan, coll := dppPlan(tb, dimValues(arrow.PrimitiveTypes.Int32, int32(1)), factDay)
 
 	// The scan alone, before the collector ran.
-	st, err := scan.Open(&exec.TaskContext{Alloc: mem, Parallelism: 1}, nil)
+	coord := pruning.NewCoordinator(pruning.CoordinatorConfig{})
+	st, err := scan.Open(&exec.TaskContext{Alloc: mem, Parallelism: 1, DynamicFilters: coord}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,13 +269,12 @@ func TestDynamicPruningErrors(t *testing.T) {
 	}
 
 	// Collector and OrderEnforce in one stage.
-	same := &exec.UnionAll{Inputs: []exec.Node{coll, &exec.OrderEnforce{Child: coll, After: []*exec.DynamicFilterDataCollector{coll}}}}
+	same := &exec.UnionAll{Inputs: []exec.Node{coll, &exec.OrderEnforce{Child: coll, After: []int{coll.ID}}}}
 	if _, err := runtime.BuildJobGraph(same); !errors.Is(err, exec.ErrPlan) {
 		t.Fatalf("same stage: %v", err)
 	}
 	// A collector that is not in the plan.
-	other := &exec.DynamicFilterDataCollector{ID: 7, Child: coll.Child, Keys: coll.Keys, Sink: coord.Collector(7)}
-	if _, err := runtime.BuildJobGraph(&exec.OrderEnforce{Child: scan, After: []*exec.DynamicFilterDataCollector{other}}); !errors.Is(err, exec.ErrPlan) {
+	if _, err := runtime.BuildJobGraph(&exec.OrderEnforce{Child: scan, After: []int{7}}); !errors.Is(err, exec.ErrPlan) {
 		t.Fatalf("missing collector: %v", err)
 	}
 	// A dynamic scan that does not wait for its collector is refused at
@@ -302,6 +303,72 @@ func TestDynamicPruningErrors(t *testing.T) {
 	// The full plan still runs.
 	if got, _ := runAll(t, root, mem, nil); len(got) != 200 {
 		t.Fatalf("%d rows", len(got))
+	}
+}
+
+// TestPlanRunsTwice: the plan holds no filter state (the runtime creates
+// a coordinator per run), so one plan runs again, and concurrently, with
+// the same answer and the same filters: keys are neither carried over nor
+// doubled (a shared coordinator would refuse the second run's keys, its
+// filter being frozen).
+func TestPlanRunsTwice(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	tb := dppFact(t)
+	root, scan, _ := dppPlan(tb, dimValues(arrow.PrimitiveTypes.Int32, int32(2), int32(5), nil, int32(9)), factDay)
+	check := func(got []string, stats *exec.QueryStats, g *runtime.JobGraph) {
+		t.Helper()
+		sc := &stats.For(g.NodeID(scan)).Scan
+		if len(got) != 400 || sc.PartitionsKept.Load() != 2 || len(sc.Ledger()) != 1 || sc.Ledger()[0] != (exec.CollectorLedger{Collector: 1, Exact: true, Keys: 3}) {
+			t.Fatalf("%d rows, %d partitions kept, ledger %+v", len(got), sc.PartitionsKept.Load(), sc.Ledger())
+		}
+	}
+	for run := 0; run < 2; run++ {
+		stats := exec.NewQueryStats()
+		got, g := runWith(t, root, runtime.RunConfig{Parallelism: 2, Slots: 2, Alloc: mem, Stats: stats})
+		check(got, stats, g)
+	}
+	// Two runs at once.
+	type result struct {
+		got   []string
+		stats *exec.QueryStats
+		g     *runtime.JobGraph
+	}
+	results := make(chan result, 2)
+	for run := 0; run < 2; run++ {
+		go func() {
+			stats := exec.NewQueryStats()
+			e, err := runtime.Run(context.Background(), root, runtime.RunConfig{Parallelism: 3, Slots: 2, Alloc: mem, Stats: stats})
+			if err != nil {
+				results <- result{}
+				return
+			}
+			defer e.Close()
+			var out []string
+			for {
+				b, err := e.Next(context.Background())
+				if err != nil {
+					break
+				}
+				v := b.Column(1).(*array.String)
+				for i := 0; i < v.Len(); i++ {
+					out = append(out, v.Value(i))
+				}
+				b.Release()
+			}
+			if e.Err() != nil {
+				out = nil
+			}
+			results <- result{out, stats, e.Graph()}
+		}()
+	}
+	for run := 0; run < 2; run++ {
+		r := <-results
+		if r.g == nil {
+			t.Fatal("a concurrent run failed to start")
+		}
+		check(r.got, r.stats, r.g)
 	}
 }
 

@@ -31,6 +31,12 @@ type RunConfig struct {
 	Memory *exec.MemoryBudget
 	// Stats collects per-operator counters; nil collects none.
 	Stats *exec.QueryStats
+	// DynamicFilterMaxValues caps the distinct keys a dynamic filter holds
+	// exactly before it degrades to a bloom filter plus min/max
+	// (table.exec.dynamic-filtering.max-values). Zero means
+	// pruning.DefaultMaxValues. Every run gets its own coordinator, so
+	// runs of one plan never share filters.
+	DynamicFilterMaxValues int
 	// Adaptive, when Enabled, replaces Parallelism by a per-stage choice
 	// driven by input bytes, balances key-group ranges by bytes, splits
 	// skewed join key groups and switches small shuffled joins to

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/fsql-dev/fsql/exec"
+	"github.com/fsql-dev/fsql/pruning"
 	"github.com/fsql-dev/fsql/shuffle"
 	"github.com/fsql-dev/fsql/shuffle/keygroup"
 )
@@ -20,6 +21,10 @@ type scheduler struct {
 	cfg    *RunConfig
 	worker *Worker
 	exec   *Execution
+	// services is what every task context of the run starts from: the
+	// allocator, the memory budget and the run's dynamic-filter
+	// coordinator, which operators find their share of by ID.
+	services exec.TaskContext
 
 	buffers  map[*shuffle.Exchange]*shuffle.Buffer
 	keyGroup map[*shuffle.Exchange]int // resolved key-group count of hash exchanges
@@ -49,6 +54,10 @@ func newScheduler(g *JobGraph, cfg *RunConfig, e *Execution) (*scheduler, error)
 		readers:       map[*shuffle.Exchange]int{},
 		done:          make(chan taskDone),
 		switchByProbe: map[*Stage]*broadcastSwitch{}, switchByJoin: map[*Stage]*broadcastSwitch{},
+		services: exec.TaskContext{
+			Alloc: cfg.Alloc, Memory: cfg.Memory,
+			DynamicFilters: pruning.NewCoordinator(pruning.CoordinatorConfig{MaxValues: cfg.DynamicFilterMaxValues}),
+		},
 	}
 	if cfg.Adaptive.Enabled && cfg.Adaptive.BroadcastThreshold > 0 {
 		for _, sw := range findSwitches(g) {
@@ -170,7 +179,7 @@ func (s *scheduler) launch(ctx context.Context, st *Stage) (int, error) {
 		inBufs = append(inBufs, b)
 		bufs[ex] = b
 	}
-	p, err := decideParallelism(ctx, st, inBufs, s.cfg)
+	p, err := decideParallelism(ctx, st, inBufs, s.cfg, &s.services)
 	if err != nil {
 		return 0, err
 	}
@@ -225,12 +234,11 @@ func (s *scheduler) launch(ctx context.Context, st *Stage) (int, error) {
 		att := &Attempt{Task: t, Number: 0}
 		t.Attempts = append(t.Attempts, att)
 		st.Tasks = append(st.Tasks, t)
+		tc := s.services
+		tc.Stage, tc.Task, tc.Parallelism = st.ID, i, p
 		r := &attemptRun{
-			att: att,
-			tc: &exec.TaskContext{
-				Alloc: s.cfg.Alloc, Memory: s.cfg.Memory,
-				Stage: st.ID, Task: i, Parallelism: p,
-			},
+			att:    att,
+			tc:     &tc,
 			graph:  s.g,
 			stats:  s.cfg.Stats,
 			inputs: bufs,

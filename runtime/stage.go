@@ -357,12 +357,13 @@ func stageInput(ctx context.Context, s *Stage, bufs []*shuffle.Buffer, tc *exec.
 // the bytes its producers wrote or the files it scans
 // (policy.DecideParallelism); otherwise the run's fixed parallelism.
 // Either way 1 where more tasks would repeat rows.
-func decideParallelism(ctx context.Context, s *Stage, bufs []*shuffle.Buffer, cfg *RunConfig) (int, error) {
+func decideParallelism(ctx context.Context, s *Stage, bufs []*shuffle.Buffer, cfg *RunConfig, services *exec.TaskContext) (int, error) {
 	var in policy.ParallelismInput
 	if cfg.Adaptive.Enabled {
-		tc := &exec.TaskContext{Alloc: cfg.Alloc, Memory: cfg.Memory, Stage: s.ID}
+		tc := *services
+		tc.Stage = s.ID
 		var err error
-		if in, err = stageInput(ctx, s, bufs, tc); err != nil {
+		if in, err = stageInput(ctx, s, bufs, &tc); err != nil {
 			return 0, err
 		}
 	} else {
