@@ -73,14 +73,19 @@ func (v *subFinder) Enter(n ast.Node) (ast.Node, bool) {
 
 func (v *subFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
+// splitConjuncts lists the conjuncts of n, left to right (without
+// recursing down a long AND chain, see chainTerms).
 func splitConjuncts(n ast.ExprNode) []ast.ExprNode {
-	switch x := n.(type) {
-	case *ast.BinaryOperationExpr:
-		if x.Op == opcode.LogicAnd {
-			return append(splitConjuncts(x.L), splitConjuncts(x.R)...)
+	inner := n
+	for {
+		p, ok := inner.(*ast.ParenthesesExpr)
+		if !ok {
+			break
 		}
-	case *ast.ParenthesesExpr:
-		return splitConjuncts(x.Expr)
+		inner = p.Expr
+	}
+	if x, ok := inner.(*ast.BinaryOperationExpr); ok && x.Op == opcode.LogicAnd {
+		return chainTerms(x)
 	}
 	return []ast.ExprNode{n}
 }

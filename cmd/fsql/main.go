@@ -167,16 +167,21 @@ func runQuery(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		}
 		script = string(b)
 	}
+	ctx, stop := interruptContext()
+	defer stop()
+	var stmts []string
 	if script != "" {
 		// A syntax error needs no data: report it before a first run
-		// spends time generating the default data set.
-		if _, err := fsql.SplitStatements(script); err != nil {
+		// spends time generating the default data set. (The parser
+		// takes no context; Ctrl-C during a long parse ends fsql when
+		// the parse returns.)
+		if stmts, err = fsql.SplitStatements(script); err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
 			return err
 		}
 	}
-
-	ctx, stop := interruptContext()
-	defer stop()
 	dir, err := dataDir(ctx, *data, defaultScale, stderr)
 	if err != nil {
 		return err
@@ -190,5 +195,5 @@ func runQuery(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		stop() // the prompt installs its own handler per statement
 		return repl(p, stdin, stdout, stderr, isTerminal(stdin))
 	}
-	return p.script(ctx, script)
+	return p.statements(ctx, stmts)
 }

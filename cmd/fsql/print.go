@@ -28,6 +28,11 @@ func (p *printer) script(ctx context.Context, script string) error {
 	if err != nil {
 		return err
 	}
+	return p.statements(ctx, stmts)
+}
+
+// statements runs statements in turn, stopping at the first error.
+func (p *printer) statements(ctx context.Context, stmts []string) error {
 	for _, s := range stmts {
 		if strings.TrimSpace(s) == "" {
 			continue
