@@ -94,7 +94,7 @@ var astFields = map[reflect.Type]map[string]fieldRule{
 		"QueryBlockOffset": internal(),
 		"SelectIntoOpt":    check(selectInto),
 		"AfterSetOperator": bind(),
-		"Kind":             bind(), // TABLE and VALUES statements fail in bindSelectCorr
+		"Kind":             check(selectKind),
 		"Lists":            reject("VALUES rows"),
 		"With":             bind(),
 		"AsViewSchema":     reject("a view's schema statement"),
@@ -193,7 +193,7 @@ var astFields = map[reflect.Type]map[string]fieldRule{
 		"Frame":       bind(),
 		"OnlyAlias":   bind(),
 	},
-	typeOf[ast.PartitionByClause](): {"Items": bind()},
+	typeOf[ast.PartitionByClause](): {"Items": bind()}, // ASC/DESC on a partition key cannot change the partitions: ignored
 	typeOf[ast.FrameClause]():       {"Type": bind(), "Extent": nest()},
 	typeOf[ast.FrameExtent]():       {"Start": bind(), "End": bind()},
 	typeOf[ast.FrameBound](): {
@@ -360,6 +360,14 @@ func checkNode(n ast.Node) error {
 		if err := checkTableSource(x); err != nil {
 			return err
 		}
+	case *ast.GroupByClause:
+		for _, it := range x.Items {
+			if !it.NullOrder { // ASC or DESC was written
+				return fmt.Errorf("%w: ASC/DESC after a GROUP BY item, in %s: MySQL 8.0 removed the sorted GROUP BY; sort with ORDER BY", exec.ErrNotImplemented, snippet(it))
+			}
+		}
+	case *driver.ParamMarkerExpr:
+		return fmt.Errorf("%w: a parameter marker (?): fsql runs statements as text, without prepared-statement parameters", exec.ErrNotImplemented)
 	case *ast.SetOprStmt:
 		if k := countSelects(x.SelectList); k > MaxCompoundSelect {
 			return fmt.Errorf("%w: a compound SELECT of %d SELECTs; fsql's limit is %d (as SQLite's): split the query", exec.ErrResourcesExhausted, k, MaxCompoundSelect)
@@ -436,6 +444,19 @@ var fieldOrder = func() map[reflect.Type][]indexedRule {
 	}
 	return out
 }()
+
+func selectKind(v reflect.Value) error {
+	k, _ := v.Interface().(ast.SelectStmtKind)
+	switch k {
+	case ast.SelectStmtKindSelect:
+		return nil
+	case ast.SelectStmtKindTable:
+		return fmt.Errorf("%w: the TABLE statement (write SELECT * FROM ...)", exec.ErrNotImplemented)
+	case ast.SelectStmtKindValues:
+		return fmt.Errorf("%w: the VALUES statement", exec.ErrNotImplemented)
+	}
+	return fmt.Errorf("%w: SELECT statement kind %d", exec.ErrNotImplemented, k)
+}
 
 func explainFormat(v reflect.Value) error {
 	switch f := strings.ToLower(v.String()); f {

@@ -158,6 +158,10 @@ func TestCheckStatement(t *testing.T) {
 		{"explain format = 'json' select 1", "FORMAT = 'json'", exec.ErrNotImplemented},
 		{"with recursive r as (select 1) select * from r", "WITH RECURSIVE", exec.ErrNotImplemented},
 		{"select * from t, lateral (select 1) x", "LATERAL", exec.ErrNotImplemented},
+		{"select a from t group by a desc", "ASC/DESC after a GROUP BY item", exec.ErrNotImplemented},
+		{"select a from t group by a asc", "ASC/DESC after a GROUP BY item", exec.ErrNotImplemented},
+		{"select a from t where a = ?", "parameter marker", exec.ErrNotImplemented},
+		{"table t", "TABLE statement", exec.ErrNotImplemented},
 	} {
 		stmts, err := Parse(c.sql)
 		if err != nil {
@@ -179,6 +183,8 @@ func TestCheckStatement(t *testing.T) {
 		"select cast(a as char), cast(a as char(3)), cast(a as char character set utf8mb4), cast(a as signed), cast(a as decimal(5,2)), cast(a as date) from t",
 		"explain select 1",
 		"explain analyze select 1",
+		"select a from t group by a order by a desc",
+		"select rank() over (partition by a desc order by b) from t",
 	} {
 		stmts, err := Parse(q)
 		if err != nil {
