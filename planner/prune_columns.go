@@ -11,12 +11,16 @@ type pruneColumns struct{}
 
 func (pruneColumns) Name() string { return "prune_columns" }
 
-func (pruneColumns) Apply(p Plan, _ *Context) (Plan, bool, error) {
+func (pruneColumns) Apply(p Plan, ctx *Context) (Plan, bool, error) {
 	req := make([]bool, width(p))
 	for i := range req {
 		req[i] = true
 	}
-	np, m := prune(p, req)
+	pr := &pruner{ctx: ctx}
+	np, m := pr.prune(p, req)
+	if pr.err != nil {
+		return nil, false, pr.err
+	}
 	// The root keeps every column, in order.
 	for i, to := range m {
 		if to != i {
@@ -55,7 +59,20 @@ func identity(n int) []int {
 // prune rebuilds p keeping at least the required output columns. It
 // returns the new plan and, for each old output column, its new index
 // (-1 when dropped).
-func prune(p Plan, req []bool) (Plan, []int) {
+// pruner carries the query's context down the walk; once it is done the
+// walk stops rebuilding and Apply returns the context's error.
+type pruner struct {
+	ctx *Context
+	err error
+}
+
+func (pr *pruner) prune(p Plan, req []bool) (Plan, []int) {
+	if pr.err == nil {
+		pr.err = pr.ctx.Err()
+	}
+	if pr.err != nil {
+		return p, identity(len(req))
+	}
 	switch n := p.(type) {
 	case *Scan:
 		r := append([]bool{}, req...)
@@ -90,7 +107,7 @@ func prune(p Plan, req []bool) (Plan, []int) {
 	case *Filter:
 		r := append([]bool{}, req...)
 		need(r, n.Cond)
-		child, m := prune(n.Child, r)
+		child, m := pr.prune(n.Child, r)
 		return &Filter{Child: child, Cond: remap(n.Cond, func(i int) int { return m[i] })}, m
 	case *Project:
 		r := make([]bool, width(n.Child))
@@ -114,7 +131,7 @@ func prune(p Plan, req []bool) (Plan, []int) {
 			out.Exprs, out.Names = n.Exprs[:1], n.Names[:1]
 			need(r, n.Exprs[0])
 		}
-		child, cm := prune(n.Child, r)
+		child, cm := pr.prune(n.Child, r)
 		for i, e := range out.Exprs {
 			out.Exprs[i] = remap(e, func(j int) int { return cm[j] })
 		}
@@ -129,8 +146,8 @@ func prune(p Plan, req []bool) (Plan, []int) {
 			copy(all, req)
 		}
 		need(all, n.Cond)
-		l, lm := prune(n.Left, all[:lw])
-		r, rm := prune(n.Right, all[lw:])
+		l, lm := pr.prune(n.Left, all[:lw])
+		r, rm := pr.prune(n.Right, all[lw:])
 		nlw := width(l)
 		jm := func(i int) int {
 			if i < lw {
@@ -159,7 +176,7 @@ func prune(p Plan, req []bool) (Plan, []int) {
 		for _, a := range n.Aggs {
 			need(r, a.Arg)
 		}
-		child, cm := prune(n.Child, r)
+		child, cm := pr.prune(n.Child, r)
 		out := &Aggregate{Child: child, Names: n.Names, Rollup: n.Rollup}
 		f := func(j int) int { return cm[j] }
 		for _, g := range n.GroupBy {
@@ -177,7 +194,7 @@ func prune(p Plan, req []bool) (Plan, []int) {
 		for _, k := range n.Keys {
 			need(r, k.Expr)
 		}
-		child, m := prune(n.Child, r)
+		child, m := pr.prune(n.Child, r)
 		out := &Sort{Child: child}
 		for _, k := range n.Keys {
 			k.Expr = remap(k.Expr, func(j int) int { return m[j] })
@@ -185,10 +202,10 @@ func prune(p Plan, req []bool) (Plan, []int) {
 		}
 		return out, m
 	case *Limit:
-		child, m := prune(n.Child, req)
+		child, m := pr.prune(n.Child, req)
 		return &Limit{Child: child, N: n.N, Offset: n.Offset}, m
 	case *MaxOneRow:
-		child, m := prune(n.Child, req)
+		child, m := pr.prune(n.Child, req)
 		return &MaxOneRow{Child: child}, m
 	case *Window:
 		cw := width(n.Child)
@@ -200,7 +217,7 @@ func prune(p Plan, req []bool) (Plan, []int) {
 		for _, f := range n.Funcs {
 			need(r, f.Arg)
 		}
-		child, cm := prune(n.Child, r)
+		child, cm := pr.prune(n.Child, r)
 		f := func(j int) int { return cm[j] }
 		out := &Window{Child: child, Frame: n.Frame}
 		for _, e := range n.PartitionBy {
@@ -240,7 +257,7 @@ func prune(p Plan, req []bool) (Plan, []int) {
 			for _, k := range keep {
 				r[k] = true
 			}
-			ni, im := prune(in, r)
+			ni, im := pr.prune(in, r)
 			s := ni.Schema()
 			proj := &Project{Child: ni}
 			for _, k := range keep {

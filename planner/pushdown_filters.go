@@ -17,8 +17,8 @@ type pushDownFilters struct{}
 
 func (pushDownFilters) Name() string { return "push_down_filters" }
 
-func (pushDownFilters) Apply(p Plan, _ *Context) (Plan, bool, error) {
-	np, err := push(p, nil)
+func (pushDownFilters) Apply(p Plan, ctx *Context) (Plan, bool, error) {
+	np, err := pusher{ctx}.push(p, nil)
 	if err != nil {
 		return nil, false, err
 	}
@@ -27,14 +27,21 @@ func (pushDownFilters) Apply(p Plan, _ *Context) (Plan, bool, error) {
 
 // push returns p with preds (conjuncts over p's output) applied as low as
 // possible.
-func push(p Plan, preds []expr.Expr) (Plan, error) {
+// pusher carries the query's context down the walk: a pass rebuilds every
+// expression it moves, which takes long on big plans.
+type pusher struct{ ctx *Context }
+
+func (ps pusher) push(p Plan, preds []expr.Expr) (Plan, error) {
+	if err := ps.ctx.Err(); err != nil {
+		return nil, err
+	}
 	switch n := p.(type) {
 	case *Filter:
 		all := append([]expr.Expr{}, preds...)
 		for _, c := range expr.SplitAnd(n.Cond) {
 			all = append(all, factorOr(c)...)
 		}
-		return push(n.Child, all)
+		return ps.push(n.Child, all)
 	case *Scan:
 		if len(preds) == 0 {
 			return n, nil
@@ -53,7 +60,7 @@ func push(p Plan, preds []expr.Expr) (Plan, error) {
 			}
 			down = append(down, s)
 		}
-		child, err := push(n.Child, down)
+		child, err := ps.push(n.Child, down)
 		if err != nil {
 			return nil, err
 		}
@@ -61,9 +68,9 @@ func push(p Plan, preds []expr.Expr) (Plan, error) {
 		c.Child = child
 		return &c, nil
 	case *MultiJoin:
-		return pushMultiJoin(n, preds)
+		return ps.pushMultiJoin(n, preds)
 	case *Join:
-		return pushJoin(n, preds)
+		return ps.pushJoin(n, preds)
 	case *Aggregate:
 		var down, keep []expr.Expr
 		k := len(n.GroupBy)
@@ -78,7 +85,7 @@ func push(p Plan, preds []expr.Expr) (Plan, error) {
 				keep = append(keep, pr)
 			}
 		}
-		child, err := push(n.Child, down)
+		child, err := ps.push(n.Child, down)
 		if err != nil {
 			return nil, err
 		}
@@ -88,7 +95,7 @@ func push(p Plan, preds []expr.Expr) (Plan, error) {
 	case *Union:
 		c := &Union{}
 		for _, in := range n.Inputs {
-			ni, err := push(in, preds)
+			ni, err := ps.push(in, preds)
 			if err != nil {
 				return nil, err
 			}
@@ -101,7 +108,7 @@ func push(p Plan, preds []expr.Expr) (Plan, error) {
 	ch := p.Children()
 	newCh := make([]Plan, len(ch))
 	for i, c := range ch {
-		nc, err := push(c, nil)
+		nc, err := ps.push(c, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -117,7 +124,7 @@ func wrapFilter(p Plan, preds []expr.Expr) Plan {
 	return &Filter{Child: p, Cond: joinAnd(preds)}
 }
 
-func pushMultiJoin(n *MultiJoin, preds []expr.Expr) (Plan, error) {
+func (ps pusher) pushMultiJoin(n *MultiJoin, preds []expr.Expr) (Plan, error) {
 	offsets := make([]int, len(n.Inputs)+1)
 	for i, in := range n.Inputs {
 		offsets[i+1] = offsets[i] + width(in)
@@ -144,7 +151,7 @@ func pushMultiJoin(n *MultiJoin, preds []expr.Expr) (Plan, error) {
 	}
 	out := &MultiJoin{Conds: conds}
 	for i, in := range n.Inputs {
-		ni, err := push(in, perInput[i])
+		ni, err := ps.push(in, perInput[i])
 		if err != nil {
 			return nil, err
 		}
@@ -153,7 +160,7 @@ func pushMultiJoin(n *MultiJoin, preds []expr.Expr) (Plan, error) {
 	return wrapFilter(out, keep), nil
 }
 
-func pushJoin(n *Join, preds []expr.Expr) (Plan, error) {
+func (ps pusher) pushJoin(n *Join, preds []expr.Expr) (Plan, error) {
 	lw := width(n.Left)
 	rw := width(n.Right)
 	var left, right, conds, keep []expr.Expr
@@ -195,11 +202,11 @@ func pushJoin(n *Join, preds []expr.Expr) (Plan, error) {
 			conds = append(conds, c)
 		}
 	}
-	l, err := push(n.Left, left)
+	l, err := ps.push(n.Left, left)
 	if err != nil {
 		return nil, err
 	}
-	r, err := push(n.Right, right)
+	r, err := ps.push(n.Right, right)
 	if err != nil {
 		return nil, err
 	}
