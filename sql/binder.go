@@ -28,6 +28,8 @@ type Binder struct {
 	corrScope *scope
 	// joinSchemas are the schemas of the MultiJoins innerJoin built.
 	joinSchemas map[*planner.MultiJoin]planner.Schema
+	// relations counts the query blocks and tables bound so far.
+	relations int
 }
 
 // NewBinder returns a binder over catalog.
@@ -52,7 +54,7 @@ func (b *Binder) Bind(stmt ast.StmtNode) (*Statement, error) {
 // BindContext binds one parsed statement; it stops with ctx's error when
 // ctx is done.
 func (b *Binder) BindContext(ctx context.Context, stmt ast.StmtNode) (*Statement, error) {
-	b.ctx = ctx
+	b.ctx, b.relations = ctx, 0
 	defer func() { b.ctx = nil }()
 	if err := checkStatement(stmt); err != nil {
 		return nil, err
@@ -81,6 +83,16 @@ type bound struct {
 	// countOnly: a correlated aggregate subquery whose value is a bare
 	// COUNT, which must read 0 (not NULL) for an outer row without a group.
 	countOnly bool
+}
+
+// countRelation counts one more query block or table reference against
+// MaxBoundRelations.
+func (b *Binder) countRelation() error {
+	b.relations++
+	if b.relations > MaxBoundRelations {
+		return fmt.Errorf("%w: the statement binds more than %d query blocks and tables (fsql's limit); each reference to a CTE binds it anew, so reference big CTEs fewer times", exec.ErrResourcesExhausted, MaxBoundRelations)
+	}
+	return b.checkCtx()
 }
 
 // checkCtx returns the context's error once the query is cancelled.

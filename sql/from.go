@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -204,6 +205,9 @@ func remapColumns(e expr.Expr, m func(int) int) (expr.Expr, error) {
 }
 
 func (b *Binder) bindTableSource(ts *ast.TableSource, outer *scope) (planner.Plan, error) {
+	if err := b.countRelation(); err != nil {
+		return nil, err
+	}
 	alias := ts.AsName.O
 	switch src := ts.Source.(type) {
 	case *ast.TableName:
@@ -259,6 +263,9 @@ func (b *Binder) bindCTE(cte *ast.CommonTableExpression, depth int, alias string
 	q, err := b.bindQuery(cte.Query, nil)
 	b.ctes = saved
 	if err != nil {
+		if errors.Is(err, exec.ErrResourcesExhausted) || b.checkCtx() != nil {
+			return nil, err // a limit or a cancellation is the statement's, not this CTE's
+		}
 		return nil, fmt.Errorf("in WITH %s: %w", cte.Name.O, err)
 	}
 	return requalify(q, alias, cte.ColNameList)

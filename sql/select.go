@@ -69,7 +69,7 @@ type selectResult struct {
 }
 
 func (b *Binder) bindSelectCorr(sel *ast.SelectStmt, outer *scope) (*selectResult, error) {
-	if err := b.checkCtx(); err != nil {
+	if err := b.countRelation(); err != nil {
 		return nil, err
 	}
 	if err := b.pushCTEs(sel.With); err != nil {

@@ -281,6 +281,12 @@ const (
 	MaxExprDepth = 1000
 	// MaxCompoundSelect bounds the SELECTs of one UNION/INTERSECT/EXCEPT.
 	MaxCompoundSelect = 500
+	// MaxBoundRelations bounds the query blocks and table references a
+	// statement binds. Each reference to a CTE binds its body anew, so
+	// CTEs that reference each other twice grow the plan exponentially
+	// (c1 = c0 JOIN c0, c2 = c1 JOIN c1, ...); the bound stops that
+	// before it eats the memory.
+	MaxBoundRelations = 10000
 )
 
 // checkStatement enforces astFields and the limits on a whole statement

@@ -2,6 +2,7 @@ package sql
 
 import (
 	"errors"
+	"fmt"
 	goast "go/ast"
 	goparser "go/parser"
 	"go/token"
@@ -238,5 +239,29 @@ func TestLimits(t *testing.T) {
 		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want) || !errors.Is(err, exec.ErrResourcesExhausted)):
 			t.Errorf("%.60s...: got %v, want %q", c.sql, err, c.want)
 		}
+	}
+}
+
+func TestBoundRelationsLimit(t *testing.T) {
+	// Each level references the previous CTE twice: 2^13 leaves.
+	ctes := []string{"c0 as (select 1 as k)"}
+	for i := 1; i <= 13; i++ {
+		ctes = append(ctes, fmt.Sprintf("c%d as (select a.k from c%d a join c%d b on a.k = b.k)", i, i-1, i-1))
+	}
+	stmts, err := Parse("with " + strings.Join(ctes, ", ") + " select count(*) from c13")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = NewBinder(nil).Bind(stmts[0])
+	if !errors.Is(err, exec.ErrResourcesExhausted) || !strings.Contains(err.Error(), "more than 10000 query blocks and tables") || strings.Contains(err.Error(), "in WITH") {
+		t.Errorf("got %v", err)
+	}
+	// Four levels bind.
+	stmts, err = Parse("with " + strings.Join(ctes[:5], ", ") + " select count(*) from c4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewBinder(nil).Bind(stmts[0]); err != nil {
+		t.Errorf("four levels: %v", err)
 	}
 }
