@@ -51,11 +51,37 @@ const DefaultPartitionName = "__HIVE_DEFAULT_PARTITION__"
 // footer was read (see doc.go, "Freshness").
 type Catalog struct {
 	Dir     string
+	opts    Options
 	root    string            // Dir with every symlink resolved: followed links must stay under it
 	footers *footerCache      // shared by every view of Dir
 	names   []string          // table names as spelled on disk, sorted
 	entries map[string]*entry // by lower-cased name
+
+	pathMu sync.Mutex
+	paths  map[string]*entry // path tables by the path as written (see PathTable)
 }
+
+// Options are a catalog's settings, fixed when it is opened and kept by
+// its snapshots.
+type Options struct {
+	// OutsideDataDir lets path tables (PathTable) name files outside the
+	// data directory: absolute paths, paths through "..", and symlinks
+	// that lead out. Off (the default), a path table stays inside the
+	// data directory, so a library embedding fsql for others does not
+	// open every file the process may read.
+	OutsideDataDir bool
+	// TruncateNanos reads Parquet nanosecond TIMESTAMP and TIME values
+	// (and INT96) with their sub-microsecond digits dropped. Off (the
+	// default), a value with a sub-microsecond part fails the query:
+	// fsql's DATETIME, TIMESTAMP and TIME hold microseconds, as MySQL's
+	// do, and dropping digits silently would change the data.
+	TruncateNanos bool
+	// CSV says how CSV files are read.
+	CSV CSVOptions
+}
+
+// DefaultOptions are the settings Open uses.
+func DefaultOptions() Options { return Options{CSV: DefaultCSVOptions()} }
 
 type entry struct {
 	name, dir string
@@ -67,7 +93,15 @@ type entry struct {
 // Open lists the tables of the data directory dir. Listing reads one
 // directory; no table folder or file is touched until a table is looked up.
 func Open(dir string) (*Catalog, error) {
-	return open(dir, newFooterCache())
+	return OpenWith(dir, DefaultOptions())
+}
+
+// OpenWith is Open with settings.
+func OpenWith(dir string, opts Options) (*Catalog, error) {
+	if err := opts.CSV.check(); err != nil {
+		return nil, err
+	}
+	return open(dir, opts, newFooterCache())
 }
 
 // Snapshot returns a new view of the catalog's directory for one query:
@@ -77,7 +111,7 @@ func Open(dir string) (*Catalog, error) {
 // after that lookup; a file that changes on disk while a query reads it
 // fails the query (ErrChanged).
 func (c *Catalog) Snapshot() (*Catalog, error) {
-	return open(c.Dir, c.footers)
+	return open(c.Dir, c.opts, c.footers)
 }
 
 // Refresh forgets every cached footer, then reads again, through a new
@@ -107,7 +141,7 @@ func (c *Catalog) Refresh(ctx context.Context) error {
 	return nil
 }
 
-func open(dir string, footers *footerCache) (*Catalog, error) {
+func open(dir string, opts Options, footers *footerCache) (*Catalog, error) {
 	root, err := filepath.EvalSymlinks(dir)
 	if err == nil {
 		root, err = filepath.Abs(root)
@@ -119,7 +153,7 @@ func open(dir string, footers *footerCache) (*Catalog, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening data directory %s: %w", dir, err)
 	}
-	c := &Catalog{Dir: dir, root: root, footers: footers, entries: map[string]*entry{}}
+	c := &Catalog{Dir: dir, opts: opts, root: root, footers: footers, entries: map[string]*entry{}, paths: map[string]*entry{}}
 	for _, e := range ents {
 		if skipped(e.Name()) {
 			continue
@@ -181,10 +215,17 @@ func (c *Catalog) Table(name string) (*Table, error) {
 // Table is one Hive table: its schema, partitions, files and row-group
 // statistics, all read from footers. It is immutable once loaded.
 type Table struct {
+	// Name is the table's name: a folder of the data directory, or the
+	// path as the query wrote it (PathTable).
 	Name string
-	Dir  string
-	// Schema lists the file columns in file order, then the partition
-	// columns in folder-nesting order. Every field is nullable.
+	// Dir is the table folder (for a path table: the folder of a single
+	// file, or the glob's fixed part).
+	Dir string
+	// Format is the format of every data file of the table.
+	Format Format
+	// Schema lists the file columns (the union of the files' columns, see
+	// evolution.go), then the partition columns in folder-nesting order.
+	// Every field is nullable.
 	Schema           *arrow.Schema
 	NumFileColumns   int
 	PartitionColumns []string
@@ -192,7 +233,35 @@ type Table struct {
 	// has a single Partition with nil Values.
 	Partitions []*Partition
 
-	physical []columnInfo // per file column: how to decode it
+	columns []tableColumn // per file column: name, type, and the error reading it gives
+	opts    Options
+}
+
+// Format is the format of a table's data files.
+type Format int
+
+const (
+	// Parquet files, known by content (PAR1 at both ends).
+	Parquet Format = iota
+	// CSV files, known by name (*.csv, *.csv.gz).
+	CSV
+)
+
+func (f Format) String() string {
+	if f == CSV {
+		return "CSV"
+	}
+	return "Parquet"
+}
+
+// ColumnError returns the error a query reading file column i gets: its
+// files disagree on its type, or fsql cannot read it (a nested column).
+// nil when the column reads fine, and for partition columns.
+func (t *Table) ColumnError(i int) error {
+	if i < 0 || i >= len(t.columns) {
+		return nil
+	}
+	return t.columns[i].err
 }
 
 // Partition is one leaf partition folder.
@@ -204,9 +273,11 @@ type Partition struct {
 	Files  []*File
 }
 
-// File is one Parquet data file with its footer statistics, as of one
-// version of the file: Size and ModTime are what the file had when the
-// footer was read, and a reader fails (ErrChanged) when they differ.
+// File is one data file with its footer statistics, as of one version of
+// the file: Size and ModTime are what the file had when the footer was
+// read, and a reader fails (ErrChanged) when they differ. A CSV file has
+// one row group, no statistics, and an estimated NumRows (from the rows
+// and bytes its type detection sampled).
 type File struct {
 	Path      string
 	Size      int64
@@ -214,7 +285,21 @@ type File struct {
 	NumRows   int64
 	RowGroups []RowGroup
 
-	stamp fileStamp // Size and ModTime, compared on every open
+	stamp fileStamp    // Size and ModTime, compared on every open
+	cols  []columnInfo // the file's own top-level columns, in its order
+	// index maps the table's file columns to the file's (-1: the file
+	// lacks it); nil when they are the same. Set on the copy one table
+	// view makes of a cached File (remapFile).
+	index []int
+	csv   *csvFile // set for a CSV file: what its detection found
+}
+
+// fileColumn is the index in f.cols of table file column c, or -1.
+func (f *File) fileColumn(c int) int {
+	if f.index == nil {
+		return c
+	}
+	return f.index[c]
 }
 
 // RowGroup is the footer summary of one row group.
@@ -222,15 +307,16 @@ type RowGroup struct {
 	NumRows int64
 	// Bytes is the compressed size of all its column chunks.
 	Bytes int64
-	// Columns has one entry per file column, in Table.Schema order.
+	// Columns has one entry per file column, in Table.Schema order (a
+	// column the file lacks: all NULL, no bytes).
 	Columns []ColumnStats
 }
 
 // ColumnStats are the footer statistics of one column chunk.
 type ColumnStats struct {
 	// HasMinMax says Min and Max are known. They are Go values of the
-	// column's Arrow type: int32, int64, float64, decimal128.Num, string,
-	// arrow.Date32 or bool.
+	// column's Arrow type: int32, int64, uint64, float64, decimal128.Num,
+	// string, arrow.Date32, arrow.Timestamp, arrow.Time64 or bool.
 	HasMinMax bool
 	Min, Max  any
 	// NullCount is the number of NULLs; -1 when the writer did not record
@@ -272,6 +358,13 @@ func (c *Catalog) loadTable(ctx context.Context, name, dir string) (*Table, erro
 	if len(raws) == 0 {
 		return nil, fmt.Errorf("%w: table %s has no data files under %s", ErrCorrupt, name, dir)
 	}
+	return c.buildTable(ctx, name, dir, dir, raws)
+}
+
+// buildTable makes a table of listed partitions: it types the partition
+// columns, reads (or reuses) every file's footer, and unites the files'
+// columns. key names the table's entries in the footer cache.
+func (c *Catalog) buildTable(ctx context.Context, name, dir, key string, raws []rawPartition) (*Table, error) {
 	keys := raws[0].keys
 	for _, r := range raws[1:] {
 		if !equalFold(r.keys, keys) {
@@ -294,26 +387,40 @@ func (c *Catalog) loadTable(ctx context.Context, name, dir string) (*Table, erro
 		parts[i] = p
 		listed = append(listed, r.files...)
 	}
-	footers, err := c.footersOf(ctx, dir, listed)
+	format, err := formatOf(name, listed)
 	if err != nil {
 		return nil, err
+	}
+	footers, err := c.footersOf(ctx, key, format, listed)
+	if err != nil {
+		return nil, err
+	}
+	files := make([]*File, len(footers))
+	for i, f := range footers {
+		files[i] = f.file
+	}
+	var cols []tableColumn
+	var index [][]int
+	if format == CSV {
+		cols, index = csvColumns(files)
+	} else {
+		cols, index = unionColumns(name, files)
+	}
+	for i, idx := range index {
+		if idx != nil {
+			files[i] = remapFile(files[i], cols, idx)
+		}
 	}
 	n := 0
 	for _, p := range parts {
 		for j := range p.Files {
-			p.Files[j] = footers[n].file
+			p.Files[j] = files[n]
 			n++
 		}
 	}
-	first := footers[0].cols
-	for i := 1; i < len(footers); i++ {
-		if err := sameSchema(first, listed[0].path, footers[i].cols, listed[i].path); err != nil {
-			return nil, fmt.Errorf("table %s: %w", name, err)
-		}
-	}
-	fields := make([]arrow.Field, 0, len(first)+len(keys))
-	for _, ci := range first {
-		fields = append(fields, arrow.Field{Name: ci.name, Type: ci.arrow, Nullable: true})
+	fields := make([]arrow.Field, 0, len(cols)+len(keys))
+	for _, col := range cols {
+		fields = append(fields, arrow.Field{Name: col.name, Type: col.typ, Nullable: true})
 	}
 	for i, k := range keys {
 		for _, f := range fields {
@@ -326,23 +433,46 @@ func (c *Catalog) loadTable(ctx context.Context, name, dir string) (*Table, erro
 	return &Table{
 		Name:             name,
 		Dir:              dir,
+		Format:           format,
 		Schema:           arrow.NewSchema(fields, nil),
-		NumFileColumns:   len(first),
+		NumFileColumns:   len(cols),
 		PartitionColumns: append([]string(nil), keys...),
 		Partitions:       parts,
-		physical:         first,
+		columns:          cols,
+		opts:             c.opts,
 	}, nil
+}
+
+// formatOf decides a table's format from its files' names: CSV when they
+// end in .csv (or .csv.gz), Parquet (checked by content) otherwise. One
+// table holds one format.
+func formatOf(name string, listed []listedFile) (Format, error) {
+	format := Parquet
+	if isCSVName(listed[0].path) {
+		format = CSV
+	}
+	for _, lf := range listed[1:] {
+		if isCSVName(lf.path) != (format == CSV) {
+			csvFile, other := listed[0].path, lf.path
+			if format != CSV {
+				csvFile, other = other, csvFile
+			}
+			return 0, fmt.Errorf("%w: table %s mixes CSV files (%s) with other files (%s); one table holds one format: move one kind into a table folder of its own",
+				ErrCorrupt, name, csvFile, other)
+		}
+	}
+	return format, nil
 }
 
 // footersOf returns the footer of every listed file, in order: the cached
 // one when the file's stamp is unchanged, else read from the file. The
 // table's cache entries are then replaced by these.
-func (c *Catalog) footersOf(ctx context.Context, dir string, listed []listedFile) ([]*footer, error) {
+func (c *Catalog) footersOf(ctx context.Context, dir string, format Format, listed []listedFile) ([]*footer, error) {
 	cached := c.footers.table(dir)
 	out := make([]*footer, len(listed))
 	var misses []int
 	for i, lf := range listed {
-		if f, ok := cached[lf.path]; ok && f.stamp == lf.stamp {
+		if f, ok := cached[lf.path]; ok && f.stamp == lf.stamp && f.matches(format, &c.opts.CSV) {
 			out[i] = f
 			continue
 		}
@@ -360,7 +490,11 @@ func (c *Catalog) footersOf(ctx context.Context, dir string, listed []listedFile
 			defer wg.Done()
 			for i := range next {
 				if errs[i] = ctx.Err(); errs[i] == nil {
-					out[i], errs[i] = readFooter(listed[i].path)
+					if format == CSV {
+						out[i], errs[i] = readCSVHeader(listed[i].path, c.opts.CSV)
+					} else {
+						out[i], errs[i] = readFooter(listed[i].path)
+					}
 				}
 			}
 		}()

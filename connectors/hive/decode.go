@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -15,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/fsql-dev/fsql/internal/mempool"
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/deprecated"
 	"github.com/parquet-go/parquet-go/encoding"
 	"github.com/parquet-go/parquet-go/format"
 )
@@ -24,6 +26,7 @@ import (
 type values struct {
 	i32  []int32
 	i64  []int64
+	i96  []deprecated.Int96
 	f32  []float32
 	f64  []float64
 	bits []byte   // BOOLEAN, bit-packed LSB first
@@ -36,9 +39,18 @@ type values struct {
 func viewOf(v encoding.Values, kind decodeKind, phys parquetKind) (values, error) {
 	var out values
 	switch kind {
-	case kindInt32, kindDecInt32:
+	case kindInt32, kindDecInt32, kindInt32To64:
 		out.i32 = v.Int32()
 		out.n = len(out.i32)
+	case kindInt96:
+		out.i96 = v.Int96()
+		out.n = len(out.i96)
+	case kindFixed, kindUUID, kindFloat16:
+		out.data, out.flen = v.FixedLenByteArray()
+		if out.flen <= 0 {
+			return out, fmt.Errorf("fixed-length values of %d bytes", out.flen)
+		}
+		out.n = len(out.data) / out.flen
 	case kindInt64, kindDecInt64:
 		out.i64 = v.Int64()
 		out.n = len(out.i64)
@@ -94,6 +106,7 @@ type columnDecoder struct {
 	info  columnInfo
 	phys  parquetKind
 	alloc memory.Allocator
+	trunc bool // drop sub-microsecond digits instead of failing (Options.TruncateNanos)
 
 	pages parquet.Pages
 	page  parquet.Page
@@ -110,10 +123,11 @@ type columnDecoder struct {
 	scratch32 []int32
 	scratch64 []int64
 	scratchF  []float32
+	scratch96 []deprecated.Int96
 }
 
-func newColumnDecoder(ci columnInfo, alloc memory.Allocator) *columnDecoder {
-	d := &columnDecoder{info: ci, alloc: alloc}
+func newColumnDecoder(ci columnInfo, alloc memory.Allocator, truncNanos bool) *columnDecoder {
+	d := &columnDecoder{info: ci, alloc: alloc, trunc: truncNanos}
 	if ci.phys == format.FixedLenByteArray {
 		d.phys = fixedLen
 	}
@@ -253,7 +267,7 @@ func (d *columnDecoder) read(n int) (arr arrow.Array, err error) {
 	switch d.info.kind {
 	case kindInt32:
 		width = 4
-	case kindInt64, kindDouble, kindFloat:
+	case kindInt64, kindDouble, kindFloat, kindInt32To64, kindInt96, kindFloat16:
 		width = 8
 	case kindDecInt32, kindDecInt64, kindDecBytes:
 		width = 16
@@ -271,7 +285,7 @@ func (d *columnDecoder) read(n int) (arr arrow.Array, err error) {
 		strOffs = arrow.Int32Traits.CastFromBytes(offsets.Bytes())
 		strOffs[0] = 0
 		data = memory.NewResizableBuffer(d.alloc)
-		if v := d.vals; d.pos < d.rows && v.n > 0 && d.idx == nil {
+		if v := d.vals; d.info.kind == kindString && d.pos < d.rows && v.n > 0 && d.idx == nil {
 			// Size for the current page's average string, plus slack.
 			data.ResizeNoShrink(int(v.offs[v.n]-v.offs[0])/v.n*n*9/8 + 64)
 			strData = data.Bytes()
@@ -308,6 +322,43 @@ func (d *columnDecoder) read(n int) (arr arrow.Array, err error) {
 		case kindInt64:
 			dst := arrow.Int64Traits.CastFromBytes(data.Bytes())[out : out+k]
 			used = gather(dst, d.vals.i64, d.idx, d.vpos, def)
+			if d.info.mul > 0 || d.info.div > 0 {
+				if err := d.scale(dst); err != nil {
+					return fail(err)
+				}
+			}
+		case kindInt32To64:
+			d.scratch32 = grow(d.scratch32, k)
+			used = gather(d.scratch32, d.vals.i32, d.idx, d.vpos, def)
+			dst := arrow.Int64Traits.CastFromBytes(data.Bytes())[out : out+k]
+			if d.info.unsigned {
+				for i, v := range d.scratch32[:k] {
+					dst[i] = int64(uint32(v))
+				}
+			} else {
+				for i, v := range d.scratch32[:k] {
+					dst[i] = int64(v) * d.info.mul
+				}
+			}
+		case kindInt96:
+			d.scratch96 = grow(d.scratch96, k)
+			used = gather(d.scratch96, d.vals.i96, d.idx, d.vpos, def)
+			dst := arrow.Int64Traits.CastFromBytes(data.Bytes())[out : out+k]
+			for i, v := range d.scratch96[:k] {
+				us, err := int96Micros(v, d.trunc)
+				if err != nil {
+					return fail(err)
+				}
+				dst[i] = us
+			}
+		case kindFloat16:
+			dst := arrow.Float64Traits.CastFromBytes(data.Bytes())[out : out+k]
+			used = d.gatherFloat16(dst, def)
+		case kindFixed, kindUUID:
+			used, strData, strLen = d.gatherFixed(data, strData, strLen, strOffs[out:out+k+1], k, def)
+			if strLen > math.MaxInt32 {
+				return fail(errors.New("string data of one batch exceeds 2 GiB"))
+			}
 		case kindDouble:
 			dst := arrow.Float64Traits.CastFromBytes(data.Bytes())[out : out+k]
 			used = gather(dst, d.vals.f64, d.idx, d.vpos, def)
@@ -342,7 +393,8 @@ func (d *columnDecoder) read(n int) (arr arrow.Array, err error) {
 		d.vpos += used
 		out += k
 	}
-	if d.info.kind == kindString {
+	isString := d.info.kind == kindString || d.info.kind == kindFixed || d.info.kind == kindUUID
+	if isString {
 		data.ResizeNoShrink(strLen)
 	}
 	if nulls == 0 && validity != nil {
@@ -350,7 +402,7 @@ func (d *columnDecoder) read(n int) (arr arrow.Array, err error) {
 		validity = nil
 	}
 	var bufs []*memory.Buffer
-	if d.info.kind == kindString {
+	if isString {
 		bufs = []*memory.Buffer{validity, offsets, data}
 	} else {
 		bufs = []*memory.Buffer{validity, data}
@@ -598,4 +650,147 @@ func (d *columnDecoder) gatherStrings(buf *memory.Buffer, data []byte, length in
 		offs[i+1] = int32(length)
 	}
 	return used, data, length
+}
+
+// scale turns a run of INT64 values into microseconds: milliseconds are
+// multiplied (an overflow is an error), nanoseconds divided, exactly unless
+// the table truncates. NULL rows hold 0 and pass.
+func (d *columnDecoder) scale(dst []int64) error {
+	if m := d.info.mul; m > 0 {
+		for i, v := range dst {
+			if v > math.MaxInt64/m || v < math.MinInt64/m {
+				return fmt.Errorf("%w: %d %s is out of range", ErrCorrupt, v, unitName(d.info))
+			}
+			dst[i] = v * m
+		}
+		return nil
+	}
+	q := d.info.div
+	for i, v := range dst {
+		if r := v % q; r != 0 {
+			if !d.trunc {
+				return subMicros(d.info, v)
+			}
+			if r < 0 {
+				v -= q // floor: -1 ns is the microsecond before the epoch
+			}
+		}
+		dst[i] = v / q
+	}
+	return nil
+}
+
+func unitName(ci columnInfo) string {
+	switch {
+	case ci.mul > 0:
+		return "milliseconds"
+	case ci.div > 0:
+		return "nanoseconds"
+	}
+	return "microseconds"
+}
+
+// subMicros is the error for a nanosecond value that microseconds cannot
+// hold.
+func subMicros(ci columnInfo, ns int64) error {
+	shown := time.Unix(0, ns).UTC().Format("2006-01-02 15:04:05.000000000")
+	if ci.arrow.ID() == arrow.TIME64 {
+		shown = time.Duration(ns).String() + " after midnight"
+	}
+	return fmt.Errorf("%w: value %s (%d ns) has a sub-microsecond part: fsql's %s holds microseconds, like MySQL's; set parquet.nanos-truncate=true to drop the extra digits",
+		ErrUnsupported, shown, ns, SQLTypeName(ci.arrow))
+}
+
+// julianEpoch is the Julian day number of 1970-01-01, the day INT96
+// timestamps count from.
+const julianEpoch = 2440588
+
+// int96Micros converts an INT96 timestamp (nanoseconds within the day,
+// then the Julian day, little-endian) to microseconds since the epoch.
+func int96Micros(v deprecated.Int96, trunc bool) (int64, error) {
+	nanos := int64(v[1])<<32 | int64(v[0])
+	day := int64(int32(v[2])) - julianEpoch
+	if nanos < 0 || nanos >= 86400e9 {
+		return 0, fmt.Errorf("%w: INT96 timestamp with %d nanoseconds in its day", ErrCorrupt, nanos)
+	}
+	if nanos%1000 != 0 && !trunc {
+		return 0, subMicros(columnInfo{arrow: TimestampType}, day*86400e9+nanos)
+	}
+	return day*86400e6 + nanos/1000, nil
+}
+
+// gatherFloat16 decodes half-precision floats.
+func (d *columnDecoder) gatherFloat16(dst []float64, def []byte) int {
+	used := 0
+	for i := range dst {
+		if def != nil && def[i] != 1 {
+			dst[i] = 0
+			continue
+		}
+		j := d.value(d.vpos + used)
+		used++
+		dst[i] = halfToFloat(binary.LittleEndian.Uint16(d.vals.data[j*2:]))
+	}
+	return used
+}
+
+// halfToFloat converts an IEEE 754 binary16 value.
+func halfToFloat(h uint16) float64 {
+	sign := 1.0
+	if h&0x8000 != 0 {
+		sign = -1
+	}
+	exp := int(h>>10) & 0x1f
+	frac := float64(h & 0x3ff)
+	switch exp {
+	case 0:
+		return sign * math.Ldexp(frac, -24)
+	case 0x1f:
+		if frac != 0 {
+			return math.NaN()
+		}
+		return math.Inf(int(sign))
+	}
+	return sign * math.Ldexp(1+frac/1024, exp-15)
+}
+
+// gatherFixed appends k rows of fixed-length values as strings: the raw
+// bytes, or a UUID's canonical text.
+func (d *columnDecoder) gatherFixed(buf *memory.Buffer, data []byte, length int, offs []int32, k int, def []byte) (int, []byte, int) {
+	w := d.vals.flen
+	if d.info.kind == kindUUID {
+		w = 36
+	}
+	if need := length + k*w; need > len(data) {
+		buf.ResizeNoShrink(max(2*len(data), need, 4096))
+		data = buf.Bytes()
+	}
+	used := 0
+	for i := 0; i < k; i++ {
+		if def == nil || def[i] == 1 {
+			j := d.value(d.vpos + used)
+			used++
+			v := d.vals.data[j*d.vals.flen : (j+1)*d.vals.flen]
+			if d.info.kind == kindUUID {
+				appendUUID(data[length:length], v)
+				length += 36
+			} else {
+				length += copy(data[length:], v)
+			}
+		}
+		offs[i+1] = int32(length)
+	}
+	return used, data, length
+}
+
+// appendUUID appends the 8-4-4-4-12 lowercase hex form of a 16-byte UUID.
+func appendUUID(dst, b []byte) []byte {
+	const hexDigits = "0123456789abcdef"
+	for i, c := range b {
+		if i == 4 || i == 6 || i == 8 || i == 10 {
+			dst = append(dst, '-')
+		}
+		dst = append(dst, hexDigits[c>>4], hexDigits[c&0xf])
+	}
+	return dst
 }

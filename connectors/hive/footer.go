@@ -11,33 +11,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/deprecated"
 	"github.com/parquet-go/parquet-go/format"
 )
-
-// decodeKind says how the values of one Parquet column become Arrow values.
-type decodeKind int
-
-const (
-	kindInt32    decodeKind = iota // INT32 → Int32 or Date32
-	kindInt64                      // INT64 → Int64
-	kindDouble                     // DOUBLE → Float64
-	kindFloat                      // FLOAT → Float64
-	kindBool                       // BOOLEAN → Boolean
-	kindString                     // BYTE_ARRAY → String
-	kindDecInt32                   // DECIMAL on INT32 → Decimal128
-	kindDecInt64                   // DECIMAL on INT64 → Decimal128
-	kindDecBytes                   // DECIMAL on FIXED_LEN_BYTE_ARRAY or BYTE_ARRAY (big-endian) → Decimal128
-)
-
-// columnInfo is what the reader needs to know about one file column.
-type columnInfo struct {
-	name     string
-	arrow    arrow.DataType
-	phys     format.Type
-	kind     decodeKind
-	optional bool
-}
 
 // openFile opens path and returns its stamp, taken from the open file.
 // The caller closes the file.
@@ -129,22 +104,35 @@ func readFooter(path string) (*footer, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &File{Path: path, Size: stamp.size, ModTime: time.Unix(0, stamp.mtime), NumRows: md.NumRows, stamp: stamp}
+	out := &File{Path: path, Size: stamp.size, ModTime: time.Unix(0, stamp.mtime), NumRows: md.NumRows, stamp: stamp, cols: cols}
+	leaves := numLeaves(cols)
 	var total int64
 	for ri, rg := range md.RowGroups {
-		if len(rg.Columns) != len(cols) {
-			return nil, fmt.Errorf("%w: %s: row group %d has %d column chunks, the schema has %d columns", ErrCorrupt, path, ri, len(rg.Columns), len(cols))
+		if len(rg.Columns) != leaves {
+			return nil, fmt.Errorf("%w: %s: row group %d has %d column chunks, the schema has %d leaf columns", ErrCorrupt, path, ri, len(rg.Columns), leaves)
 		}
 		if rg.NumRows < 0 {
 			return nil, fmt.Errorf("%w: %s: row group %d has a negative row count", ErrCorrupt, path, ri)
 		}
 		g := RowGroup{NumRows: rg.NumRows, Columns: make([]ColumnStats, len(cols))}
-		for ci := range rg.Columns {
-			cm := &rg.Columns[ci].MetaData
-			if cm.Type != cols[ci].phys {
-				return nil, fmt.Errorf("%w: %s: column %s is %s in row group %d but %s in the schema", ErrCorrupt, path, cols[ci].name, cm.Type, ri, cols[ci].phys)
+		for i := range cols {
+			ci := &cols[i]
+			if ci.unreadable != nil {
+				// No statistics: nothing reads the column. Its bytes
+				// still count towards the row group's.
+				cs := ColumnStats{NullCount: -1}
+				for _, c := range rg.Columns[ci.leaf : ci.leaf+ci.leaves] {
+					cs.Bytes += c.MetaData.TotalCompressedSize
+				}
+				g.Columns[i] = cs
+				g.Bytes += cs.Bytes
+				continue
 			}
-			g.Columns[ci] = columnStats(cols[ci], cm)
+			cm := &rg.Columns[ci.leaf].MetaData
+			if cm.Type != ci.phys {
+				return nil, fmt.Errorf("%w: %s: column %s is %s in row group %d but %s in the schema", ErrCorrupt, path, ci.name, cm.Type, ri, ci.phys)
+			}
+			g.Columns[i] = columnStats(*ci, cm)
 			g.Bytes += cm.TotalCompressedSize
 		}
 		total += rg.NumRows
@@ -160,156 +148,14 @@ func readFooter(path string) (*footer, error) {
 	} else if now := stampOf(st); now != stamp {
 		return nil, checkStamp(out, now, "while its footer was read")
 	}
-	return &footer{stamp: stamp, file: out, cols: cols}, nil
-}
-
-// schemaColumns maps a flat Parquet schema to Arrow types.
-func schemaColumns(md *format.FileMetaData, path string) ([]columnInfo, error) {
-	if len(md.Schema) == 0 {
-		return nil, fmt.Errorf("%w: %s has an empty schema", ErrCorrupt, path)
-	}
-	n, _ := md.Schema[0].NumChildren.Get()
-	if int(n) != len(md.Schema)-1 {
-		return nil, fmt.Errorf("%w: %s has nested columns; fsql reads flat tables only", ErrUnsupported, path)
-	}
-	cols := make([]columnInfo, 0, n)
-	for _, el := range md.Schema[1:] {
-		ci, err := mapColumn(&el)
-		if err != nil {
-			return nil, fmt.Errorf("%w: column %s of %s: %w", ErrUnsupported, el.Name, path, err)
-		}
-		cols = append(cols, ci)
-	}
-	return cols, nil
-}
-
-func mapColumn(el *format.SchemaElement) (columnInfo, error) {
-	ci := columnInfo{name: el.Name}
-	if nc, ok := el.NumChildren.Get(); ok && nc > 0 {
-		return ci, fmt.Errorf("nested (group) columns are not supported")
-	}
-	phys, ok := el.Type.Get()
-	if !ok {
-		return ci, fmt.Errorf("no physical type")
-	}
-	ci.phys = phys
-	rep, _ := el.RepetitionType.Get()
-	switch rep {
-	case format.Required:
-	case format.Optional:
-		ci.optional = true
-	default:
-		return ci, fmt.Errorf("repeated columns are not supported")
-	}
-	conv, hasConv := el.ConvertedType.Get()
-	logical := el.LogicalType.Value
-	precision, scale, isDecimal := 0, 0, false
-	if d, ok := logical.(*format.DecimalType); ok && d != nil {
-		precision, scale, isDecimal = int(d.Precision), int(d.Scale), true
-	} else if hasConv && conv == deprecated.Decimal {
-		p, _ := el.Precision.Get()
-		s, _ := el.Scale.Get()
-		precision, scale, isDecimal = int(p), int(s), true
-	}
-	_, isDate := logical.(*format.DateType)
-	isDate = isDate || (hasConv && conv == deprecated.Date)
-	if isDecimal {
-		if precision < 1 || precision > 38 || scale < 0 || scale > precision {
-			return ci, fmt.Errorf("DECIMAL(%d,%d) is outside what Decimal128 holds", precision, scale)
-		}
-		ci.arrow = &arrow.Decimal128Type{Precision: int32(precision), Scale: int32(scale)}
-		switch phys {
-		case format.Int32:
-			ci.kind = kindDecInt32
-		case format.Int64:
-			ci.kind = kindDecInt64
-		case format.FixedLenByteArray, format.ByteArray:
-			if l, ok := el.TypeLength.Get(); phys == format.FixedLenByteArray && (!ok || l < 1 || l > 16) {
-				return ci, fmt.Errorf("DECIMAL stored in %d-byte FIXED_LEN_BYTE_ARRAY", l)
-			}
-			ci.kind = kindDecBytes
-		default:
-			return ci, fmt.Errorf("DECIMAL stored as %s", phys)
-		}
-		return ci, nil
-	}
-	if logical != nil {
-		switch lt := logical.(type) {
-		case *format.DateType, *format.StringType, *format.EnumType:
-		case *format.IntType:
-			if !lt.IsSigned {
-				return ci, fmt.Errorf("unsigned integers are not supported")
-			}
-		default:
-			return ci, fmt.Errorf("logical type %s is not supported", logical)
-		}
-	} else if hasConv {
-		switch conv {
-		case deprecated.UTF8, deprecated.Enum, deprecated.Date, deprecated.Int8, deprecated.Int16, deprecated.Int32, deprecated.Int64:
-		default:
-			return ci, fmt.Errorf("converted type %d is not supported", conv)
-		}
-	}
-	switch phys {
-	case format.Int32:
-		ci.kind, ci.arrow = kindInt32, arrow.PrimitiveTypes.Int32
-		if isDate {
-			ci.arrow = arrow.FixedWidthTypes.Date32
-		}
-	case format.Int64:
-		ci.kind, ci.arrow = kindInt64, arrow.PrimitiveTypes.Int64
-	case format.Double:
-		ci.kind, ci.arrow = kindDouble, arrow.PrimitiveTypes.Float64
-	case format.Float:
-		ci.kind, ci.arrow = kindFloat, arrow.PrimitiveTypes.Float64
-	case format.Boolean:
-		ci.kind, ci.arrow = kindBool, arrow.FixedWidthTypes.Boolean
-	case format.ByteArray:
-		ci.kind, ci.arrow = kindString, arrow.BinaryTypes.String
-	default:
-		return ci, fmt.Errorf("physical type %s is not supported", phys)
-	}
-	if isDate && phys != format.Int32 {
-		return ci, fmt.Errorf("DATE stored as %s", phys)
-	}
-	return ci, nil
-}
-
-// sameSchema checks that file b has the same columns as file a.
-func sameSchema(a []columnInfo, pathA string, b []columnInfo, pathB string) error {
-	for i := 0; i < max(len(a), len(b)); i++ {
-		switch {
-		case i >= len(a):
-			return fmt.Errorf("%w: %s has extra column %s that %s lacks", ErrCorrupt, pathB, b[i].name, pathA)
-		case i >= len(b):
-			return fmt.Errorf("%w: %s lacks column %s that %s has", ErrCorrupt, pathB, a[i].name, pathA)
-		case a[i].name != b[i].name:
-			return fmt.Errorf("%w: %s has column %s where %s has %s (column %d)", ErrCorrupt, pathB, b[i].name, pathA, a[i].name, i+1)
-		case !sameType(a[i], b[i]):
-			return fmt.Errorf("%w: column %s is %s (Parquet %s) in %s but %s (Parquet %s) in %s", ErrCorrupt, a[i].name,
-				b[i].arrow, b[i].phys, pathB, a[i].arrow, a[i].phys, pathA)
-		}
-	}
-	return nil
-}
-
-// sameType compares two mapped columns without reflection (what
-// arrow.TypeEqual uses): every view of a table compares each file's
-// columns with the first file's, thousands of files per query.
-func sameType(a, b columnInfo) bool {
-	if a.kind != b.kind || a.arrow.ID() != b.arrow.ID() {
-		return false
-	}
-	if da, ok := a.arrow.(*arrow.Decimal128Type); ok {
-		db := b.arrow.(*arrow.Decimal128Type)
-		return da.Precision == db.Precision && da.Scale == db.Scale
-	}
-	return true
+	return &footer{stamp: stamp, file: out}, nil
 }
 
 // columnStats converts the footer statistics of one chunk. Only min_value /
-// max_value are trusted for strings and byte-array decimals: the deprecated
-// min/max fields were computed with signed byte order, wrong for them.
+// max_value are trusted for strings, byte-array decimals, fixed-length
+// bytes and unsigned integers: the deprecated min/max fields were computed
+// in signed order, wrong for them. INT96 statistics are never used (their
+// order was never defined).
 func columnStats(ci columnInfo, cm *format.ColumnMetaData) ColumnStats {
 	st := &cm.Statistics
 	cs := ColumnStats{NullCount: st.NullCount, Bytes: cm.TotalCompressedSize}
@@ -321,7 +167,8 @@ func columnStats(ci columnInfo, cm *format.ColumnMetaData) ColumnStats {
 	}
 	lo, hi := st.MinValue, st.MaxValue
 	if lo == nil || hi == nil {
-		if ci.kind == kindString || ci.kind == kindDecBytes {
+		switch {
+		case ci.kind == kindString, ci.kind == kindDecBytes, ci.kind == kindFixed, ci.kind == kindUUID, ci.unsigned:
 			return cs
 		}
 		lo, hi = st.Min, st.Max
@@ -329,18 +176,20 @@ func columnStats(ci columnInfo, cm *format.ColumnMetaData) ColumnStats {
 	if lo == nil || hi == nil {
 		return cs
 	}
-	mn, ok1 := decodeStat(ci, lo)
-	mx, ok2 := decodeStat(ci, hi)
+	mn, ok1 := decodeStat(ci, lo, false)
+	mx, ok2 := decodeStat(ci, hi, true)
 	if ok1 && ok2 {
 		cs.HasMinMax, cs.Min, cs.Max = true, mn, mx
 	}
 	return cs
 }
 
-// decodeStat decodes one PLAIN-encoded statistics value.
-func decodeStat(ci columnInfo, b []byte) (any, bool) {
+// decodeStat decodes one PLAIN-encoded statistics value as a Go value of
+// the column's Arrow type. A maximum of nanoseconds scaled to microseconds
+// rounds up, a minimum down, so the range still holds every value.
+func decodeStat(ci columnInfo, b []byte, isMax bool) (any, bool) {
 	switch ci.kind {
-	case kindInt32, kindDecInt32:
+	case kindInt32, kindDecInt32, kindInt32To64:
 		if len(b) != 4 {
 			return nil, false
 		}
@@ -348,6 +197,10 @@ func decodeStat(ci columnInfo, b []byte) (any, bool) {
 		switch {
 		case ci.kind == kindDecInt32:
 			return decimal128.FromI64(int64(v)), true
+		case ci.kind == kindInt32To64 && ci.unsigned:
+			return int64(uint32(v)), true
+		case ci.kind == kindInt32To64:
+			return arrow.Time64(int64(v) * ci.mul), true
 		case ci.arrow.ID() == arrow.DATE32:
 			return arrow.Date32(v), true
 		}
@@ -359,6 +212,28 @@ func decodeStat(ci columnInfo, b []byte) (any, bool) {
 		v := int64(binary.LittleEndian.Uint64(b))
 		if ci.kind == kindDecInt64 {
 			return decimal128.FromI64(v), true
+		}
+		switch {
+		case ci.mul > 0:
+			v *= ci.mul
+		case ci.div > 0:
+			q := v / ci.div
+			if r := v % ci.div; r != 0 && (r > 0) == isMax {
+				if isMax {
+					q++
+				} else {
+					q--
+				}
+			}
+			v = q
+		}
+		switch ci.arrow.ID() {
+		case arrow.UINT64:
+			return uint64(v), true
+		case arrow.TIMESTAMP:
+			return arrow.Timestamp(v), true
+		case arrow.TIME64:
+			return arrow.Time64(v), true
 		}
 		return v, true
 	case kindDouble:
@@ -378,8 +253,13 @@ func decodeStat(ci columnInfo, b []byte) (any, bool) {
 			return nil, false
 		}
 		return b[0] != 0, true
-	case kindString:
+	case kindString, kindFixed:
 		return string(b), true
+	case kindUUID:
+		if len(b) != 16 {
+			return nil, false
+		}
+		return string(appendUUID(nil, b)), true
 	case kindDecBytes:
 		if len(b) == 0 || len(b) > 16 {
 			return nil, false

@@ -18,11 +18,20 @@ type footerCache struct {
 	tables map[string]map[string]*footer // table folder -> file path -> footer
 }
 
-// footer is one file's parsed footer, valid for one stamp of the file.
+// footer is one file's parsed footer (for a CSV file: its header and
+// detected types), valid for one stamp of the file.
 type footer struct {
 	stamp fileStamp
 	file  *File
-	cols  []columnInfo
+}
+
+// matches reports whether a cached footer serves a table of this format
+// read with these CSV options (a CSV file's detection depends on them).
+func (f *footer) matches(format Format, opts *CSVOptions) bool {
+	if format == CSV {
+		return f.file.csv != nil && f.file.csv.opts == *opts
+	}
+	return f.file.csv == nil
 }
 
 func newFooterCache() *footerCache {

@@ -55,18 +55,24 @@ type FileReader struct {
 
 	osf *os.File
 	pf  *parquet.File
+	csv *csvReader // set for a CSV file: it reads the rows, the rest of the reader adds constants
 
 	rowGroups []int
 	rgPos     int   // index into rowGroups of the next group to open
 	rgLeft    int64 // rows left in the open row group
 	decoders  []*columnDecoder
-	consts    []arrow.Array // partition columns at full batch size, sliced per batch
+	widen     []arrow.DataType // per output column: the table type to widen the file's values to, or nil
+	constant  []bool           // per output column: a partition column, or a column the file lacks (NULL)
+	values    []any            // the constant's value
+	consts    []arrow.Array    // constants at full batch size, sliced per batch
 	bytesRead int64
 	checked   bool // checkUnchanged ran
 	closed    bool
 }
 
-// OpenFile starts reading file f of partition p.
+// OpenFile starts reading file f of partition p. Reading a file column
+// whose files disagree on its type, or that fsql cannot read (nested),
+// fails here with the column's error (Table.ColumnError).
 func (t *Table) OpenFile(p *Partition, f *File, opts ScanOptions) (*FileReader, error) {
 	if opts.BatchSize <= 0 {
 		opts.BatchSize = DefaultBatchSize
@@ -78,6 +84,9 @@ func (t *Table) OpenFile(p *Partition, f *File, opts ScanOptions) (*FileReader, 
 	for i, c := range opts.Columns {
 		if c < 0 || c >= len(t.Schema.Fields()) {
 			return nil, fmt.Errorf("column #%d out of range for table %s with %d columns", c, t.Name, len(t.Schema.Fields()))
+		}
+		if err := t.ColumnError(c); err != nil {
+			return nil, err
 		}
 		fields[i] = t.Schema.Field(c)
 	}
@@ -93,17 +102,47 @@ func (t *Table) OpenFile(p *Partition, f *File, opts ScanOptions) (*FileReader, 
 			return nil, fmt.Errorf("row group %d out of range for %s with %d row groups", rg, f.Path, len(f.RowGroups))
 		}
 	}
-	r := &FileReader{table: t, part: p, file: f, schema: arrow.NewSchema(fields, nil), opts: opts, rowGroups: rgs}
-	r.decoders = make([]*columnDecoder, len(opts.Columns))
-	r.consts = make([]arrow.Array, len(opts.Columns))
+	n := len(opts.Columns)
+	r := &FileReader{table: t, part: p, file: f, schema: arrow.NewSchema(fields, nil), opts: opts, rowGroups: rgs,
+		decoders: make([]*columnDecoder, n), widen: make([]arrow.DataType, n),
+		constant: make([]bool, n), values: make([]any, n), consts: make([]arrow.Array, n)}
 	needFile := false
+	csvCols := make([]int, n) // per output column: the CSV field to read, or -1
 	for i, c := range opts.Columns {
-		if c < t.NumFileColumns {
-			r.decoders[i] = newColumnDecoder(t.physical[c], opts.Alloc)
-			needFile = true
+		csvCols[i] = -1
+		if c >= t.NumFileColumns {
+			r.constant[i], r.values[i] = true, p.Values[c-t.NumFileColumns]
+			continue
+		}
+		k := f.fileColumn(c)
+		if k < 0 {
+			r.constant[i] = true // the file lacks the column: NULL
+			continue
+		}
+		needFile = true
+		ci := f.cols[k]
+		if t.Format == CSV {
+			csvCols[i] = k
+			continue
+		}
+		if ci.unreadable != nil {
+			return nil, ci.unreadable
+		}
+		r.decoders[i] = newColumnDecoder(ci, opts.Alloc, t.opts.TruncateNanos)
+		if to := t.columns[c].typ; !arrow.TypeEqual(ci.arrow, to) {
+			r.widen[i] = to
 		}
 	}
 	if len(rgs) == 0 {
+		return r, nil
+	}
+	if t.Format == CSV {
+		// Even COUNT(*) reads a CSV file: its row count is only estimated.
+		cr, err := openCSV(t, f, csvCols, r.schema, opts)
+		if err != nil {
+			return nil, err
+		}
+		r.csv = cr
 		return r, nil
 	}
 	if !needFile {
@@ -129,7 +168,7 @@ func (t *Table) OpenFile(p *Partition, f *File, opts ScanOptions) (*FileReader, 
 // holds: same size and modification time, and a footer with the same
 // schema and row groups (which also catches a rewrite that kept both).
 func (r *FileReader) open() error {
-	f, t := r.file, r.table
+	f := r.file
 	osf, now, err := openFile(f.Path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -153,8 +192,8 @@ func (r *FileReader) open() error {
 	if err != nil {
 		return err
 	}
-	if err := sameSchema(t.physical, t.Name, cols, f.Path); err != nil {
-		return err
+	if err := sameSchema(f.cols, f.Path+" (as planned)", cols, f.Path); err != nil {
+		return fmt.Errorf("%w: %s was rewritten after the query was planned (%w); run the query again", ErrChanged, f.Path, err)
 	}
 	same := len(md.RowGroups) == len(f.RowGroups)
 	for i := 0; same && i < len(md.RowGroups); i++ {
@@ -170,6 +209,9 @@ func (r *FileReader) open() error {
 // written to while it was read (in place, not replaced) fails the query
 // rather than give a mix of two versions.
 func (r *FileReader) checkUnchanged() error {
+	if r.csv != nil {
+		return r.csv.checkUnchanged()
+	}
 	if r.osf == nil {
 		return nil
 	}
@@ -183,8 +225,14 @@ func (r *FileReader) checkUnchanged() error {
 // Schema is the schema of every batch Next returns.
 func (r *FileReader) Schema() *arrow.Schema { return r.schema }
 
-// BytesRead is the compressed size of the column chunks read so far.
-func (r *FileReader) BytesRead() int64 { return r.bytesRead }
+// BytesRead is the compressed size of the column chunks read so far (of a
+// CSV file: the bytes read).
+func (r *FileReader) BytesRead() int64 {
+	if r.csv != nil {
+		return r.csv.bytesRead()
+	}
+	return r.bytesRead
+}
 
 // Next returns the next batch, or (nil, io.EOF) after the last one.
 func (r *FileReader) Next(ctx context.Context) (rec arrow.RecordBatch, err error) {
@@ -193,6 +241,9 @@ func (r *FileReader) Next(ctx context.Context) (rec arrow.RecordBatch, err error
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if r.csv != nil {
+		return r.nextCSV(ctx)
 	}
 	for r.rgLeft == 0 {
 		if r.rgPos >= len(r.rowGroups) {
@@ -219,20 +270,57 @@ func (r *FileReader) Next(ctx context.Context) (rec arrow.RecordBatch, err error
 		}
 	}
 	for i, d := range r.decoders {
-		if d != nil {
-			a, err := d.read(n)
-			if err != nil {
-				release()
-				return nil, fmt.Errorf("%w: %s: column %s: %w", ErrCorrupt, r.file.Path, d.info.name, err)
-			}
-			cols[i] = a
+		if d == nil {
+			cols[i] = r.constantArray(i, n)
 			continue
 		}
-		cols[i] = r.constant(i, n)
+		a, err := d.read(n)
+		if err != nil {
+			release()
+			if errors.Is(err, ErrUnsupported) {
+				return nil, fmt.Errorf("%s: column %s: %w", r.file.Path, d.info.name, err)
+			}
+			return nil, fmt.Errorf("%w: %s: column %s: %w", ErrCorrupt, r.file.Path, d.info.name, err)
+		}
+		if to := r.widen[i]; to != nil {
+			w, err := convertArray(r.opts.Alloc, a, to)
+			a.Release()
+			if err != nil {
+				release()
+				return nil, fmt.Errorf("%s: column %s: %w", r.file.Path, d.info.name, err)
+			}
+			a = w
+		}
+		cols[i] = a
 	}
 	r.rgLeft -= int64(n)
 	rec = array.NewRecordBatch(r.schema, cols, int64(n))
 	release()
+	return rec, nil
+}
+
+// nextCSV returns the CSV reader's next batch with the constant columns
+// (partition values, columns the file lacks) filled in.
+func (r *FileReader) nextCSV(ctx context.Context) (arrow.RecordBatch, error) {
+	n, cols, err := r.csv.next(ctx)
+	if err == io.EOF && !r.checked {
+		r.checked = true
+		if err := r.checkUnchanged(); err != nil {
+			return nil, err
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	for i := range cols {
+		if cols[i] == nil {
+			cols[i] = r.constantArray(i, n)
+		}
+	}
+	rec := array.NewRecordBatch(r.schema, cols, int64(n))
+	for _, c := range cols {
+		c.Release()
+	}
 	return rec, nil
 }
 
@@ -247,17 +335,18 @@ func (r *FileReader) openRowGroup(rg int) error {
 			continue
 		}
 		c := r.opts.Columns[i]
-		if c >= len(chunks) {
+		if d.info.leaf >= len(chunks) {
 			return fmt.Errorf("%w: %s: row group %d lacks column %s", ErrCorrupt, r.file.Path, rg, d.info.name)
 		}
-		d.reset(chunks[c].Pages())
+		d.reset(chunks[d.info.leaf].Pages())
 		r.bytesRead += r.file.RowGroups[rg].Columns[c].Bytes
 	}
 	return nil
 }
 
-// constant returns n rows of partition column i's value.
-func (r *FileReader) constant(i, n int) arrow.Array {
+// constantArray returns n rows of output column i's constant: a partition
+// value, or NULL for a column the file lacks.
+func (r *FileReader) constantArray(i, n int) arrow.Array {
 	if r.consts[i] == nil || r.consts[i].Len() < n {
 		if r.consts[i] != nil {
 			r.consts[i].Release()
@@ -269,9 +358,11 @@ func (r *FileReader) constant(i, n int) arrow.Array {
 		for _, rg := range r.rowGroups {
 			most = max(most, r.file.RowGroups[rg].NumRows)
 		}
+		if r.csv != nil {
+			most = int64(r.opts.BatchSize) // a CSV file's row count is an estimate
+		}
 		size := max(n, int(min(int64(r.opts.BatchSize), most)))
-		col := r.opts.Columns[i]
-		r.consts[i] = constantArray(r.opts.Alloc, r.table.Schema.Field(col).Type, r.part.Values[col-r.table.NumFileColumns], size)
+		r.consts[i] = constantArray(r.opts.Alloc, r.schema.Field(i).Type, r.values[i], size)
 	}
 	if r.consts[i].Len() == n {
 		r.consts[i].Retain()
@@ -328,6 +419,9 @@ func (r *FileReader) Close() error {
 		if c != nil {
 			c.Release()
 		}
+	}
+	if r.csv != nil {
+		return r.csv.close()
 	}
 	if r.osf != nil {
 		return r.osf.Close()
