@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/fsql-dev/fsql/connectors/hive"
 )
 
 // Config is every knob of an engine. Where Apache Flink has a name for a
@@ -61,6 +63,22 @@ type Config struct {
 	// ...skewed-threshold). Defaults 4 and 256 MiB.
 	SkewFactor    float64
 	SkewThreshold int64
+
+	// PathsOutsideData lets queries name files outside the data directory
+	// as tables: absolute paths, paths through "..", symlinks that lead
+	// out (path-tables.outside-data-dir). Default false, so a program
+	// embedding fsql for others does not open every file it may read; the
+	// command line sets it.
+	PathsOutsideData bool
+	// TruncateNanos reads Parquet nanosecond TIMESTAMP and TIME values
+	// (and INT96) with their sub-microsecond digits dropped
+	// (parquet.nanos-truncate). Default false: such a value fails the
+	// query, since fsql's DATETIME, TIMESTAMP and TIME hold microseconds,
+	// as MySQL's do.
+	TruncateNanos bool
+	// CSV says how CSV files are read (the csv.* keys; defaults in
+	// hive.DefaultCSVOptions).
+	CSV hive.CSVOptions
 }
 
 // DefaultConfig returns the defaults documented on each field.
@@ -80,7 +98,14 @@ func DefaultConfig() Config {
 		AdaptiveMaxParallelism: 128,
 		SkewFactor:             4,
 		SkewThreshold:          256 << 20,
+
+		CSV: hive.DefaultCSVOptions(),
 	}
+}
+
+// catalogOptions is the connector's part of Config.
+func (c Config) catalogOptions() hive.Options {
+	return hive.Options{OutsideDataDir: c.PathsOutsideData, TruncateNanos: c.TruncateNanos, CSV: c.CSV}
 }
 
 type configKey struct {
@@ -151,6 +176,56 @@ var configKeys = map[string]configKey{
 	"execution.batch.adaptive.skewed-join-optimization.skewed-threshold": {"a join key group must also be larger than this to be skewed", func(c *Config, v string) error {
 		return setBytes(&c.SkewThreshold, v)
 	}},
+	"path-tables.outside-data-dir": {"queries may name files outside the data directory (absolute paths, ..); the command line's default is true", func(c *Config, v string) error {
+		return setBool(&c.PathsOutsideData, v)
+	}},
+	"parquet.nanos-truncate": {"drop the sub-microsecond digits of Parquet nanosecond timestamps and times instead of failing", func(c *Config, v string) error {
+		return setBool(&c.TruncateNanos, v)
+	}},
+	"csv.field-delimiter": {"the character between CSV fields (\\t or tab for a tab)", func(c *Config, v string) error {
+		return setChar(&c.CSV.Delimiter, v, false)
+	}},
+	"csv.quote-character": {"the character enclosing CSV fields; empty: no quoting", func(c *Config, v string) error {
+		return setChar(&c.CSV.Quote, v, true)
+	}},
+	"csv.escape-character": {"the character that takes the next one literally (MySQL's ESCAPED BY); empty (default): none", func(c *Config, v string) error {
+		return setChar(&c.CSV.Escape, v, true)
+	}},
+	"csv.header": {"the first CSV record names the columns", func(c *Config, v string) error {
+		return setBool(&c.CSV.Header, v)
+	}},
+	"csv.null-literal": {"unquoted CSV text read as NULL besides the empty field (default \\N); empty: only the empty field", func(c *Config, v string) error {
+		c.CSV.NullLiteral = v
+		return nil
+	}},
+	"csv.sample-rows": {"CSV records per file read to detect column types; 0: whole files", func(c *Config, v string) error {
+		return setInt(&c.CSV.SampleRows, v, 0, 1<<30)
+	}},
+}
+
+func setBool(dst *bool, v string) error {
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return fmt.Errorf("want true or false, got %q", v)
+	}
+	*dst = b
+	return nil
+}
+
+// setChar accepts one ASCII character, or \t / tab for a tab; empty only
+// where the setting can be off.
+func setChar(dst *byte, v string, emptyOK bool) error {
+	switch {
+	case v == "" && emptyOK:
+		*dst = 0
+	case v == `\t` || strings.EqualFold(v, "tab"):
+		*dst = '\t'
+	case len(v) == 1 && v[0] < 0x80 && v[0] != '\n' && v[0] != '\r':
+		*dst = v[0]
+	default:
+		return fmt.Errorf("want one ASCII character (or \\t), got %q", v)
+	}
+	return nil
 }
 
 // ConfigKeys lists the keys Set accepts, sorted.

@@ -31,7 +31,7 @@ func Open(dir string, cfg Config) (*Engine, error) {
 	if err := keygroup.Check(p, kg); err != nil {
 		return nil, fmt.Errorf("%w: %v", exec.ErrPlan, err)
 	}
-	cat, err := hive.Open(dir)
+	cat, err := hive.OpenWith(dir, cfg.catalogOptions())
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", exec.ErrPlan, err)
 	}

@@ -155,6 +155,7 @@ func runQuery(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	cfg := fsql.DefaultConfig()
+	cfg.PathsOutsideData = true // the user's own shell: any file they can read is theirs to query
 	if err := sets.apply(&cfg); err != nil {
 		return err
 	}

@@ -358,14 +358,14 @@ type csvTokenizer struct {
 	raw  *countingReader
 	br   *bufio.Reader
 
-	buf    []byte // the record's field bytes, unescaped
-	ends   []int  // end of each field in buf
-	quoted []bool // the field was quoted
-	null   []bool // the field reads as NULL
-	line   int64  // line of the record's start, 1-based
-	nextLine  int64  // line of the next record
-	eof    bool
-	long   []byte // a line longer than the bufio buffer
+	buf      []byte // the record's field bytes, unescaped
+	ends     []int  // end of each field in buf
+	quoted   []bool // the field was quoted
+	null     []bool // the field reads as NULL
+	line     int64  // line of the record's start, 1-based
+	nextLine int64  // line of the next record
+	eof      bool
+	long     []byte // a line longer than the bufio buffer
 }
 
 func newCSVTokenizer(f *os.File, path string, opts *CSVOptions) (*csvTokenizer, error) {

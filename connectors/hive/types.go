@@ -27,20 +27,20 @@ var (
 type decodeKind int
 
 const (
-	kindInt32      decodeKind = iota // INT32 → Int32 or Date32
-	kindInt64                        // INT64 → Int64, Uint64 (same bits), Timestamp or Time64 (scaled by mul/div)
-	kindDouble                       // DOUBLE → Float64
-	kindFloat                        // FLOAT → Float64
-	kindBool                         // BOOLEAN → Boolean
-	kindString                       // BYTE_ARRAY → String
-	kindDecInt32                     // DECIMAL on INT32 → Decimal128
-	kindDecInt64                     // DECIMAL on INT64 → Decimal128
-	kindDecBytes                     // DECIMAL on FIXED_LEN_BYTE_ARRAY or BYTE_ARRAY (big-endian) → Decimal128
-	kindInt32To64                    // INT32 → Int64 (UINT_32, read unsigned) or Time64 (TIME millis, ×1000)
-	kindInt96                        // INT96 (Impala, Hive and Spark timestamps) → Timestamp µs UTC
-	kindFixed                        // FIXED_LEN_BYTE_ARRAY without a logical type → String of the raw bytes
-	kindUUID                         // UUID (FIXED[16]) → String in the 8-4-4-4-12 hex form
-	kindFloat16                      // FLOAT16 (FIXED[2]) → Float64
+	kindInt32     decodeKind = iota // INT32 → Int32 or Date32
+	kindInt64                       // INT64 → Int64, Uint64 (same bits), Timestamp or Time64 (scaled by mul/div)
+	kindDouble                      // DOUBLE → Float64
+	kindFloat                       // FLOAT → Float64
+	kindBool                        // BOOLEAN → Boolean
+	kindString                      // BYTE_ARRAY → String
+	kindDecInt32                    // DECIMAL on INT32 → Decimal128
+	kindDecInt64                    // DECIMAL on INT64 → Decimal128
+	kindDecBytes                    // DECIMAL on FIXED_LEN_BYTE_ARRAY or BYTE_ARRAY (big-endian) → Decimal128
+	kindInt32To64                   // INT32 → Int64 (UINT_32, read unsigned) or Time64 (TIME millis, ×1000)
+	kindInt96                       // INT96 (Impala, Hive and Spark timestamps) → Timestamp µs UTC
+	kindFixed                       // FIXED_LEN_BYTE_ARRAY without a logical type → String of the raw bytes
+	kindUUID                        // UUID (FIXED[16]) → String in the 8-4-4-4-12 hex form
+	kindFloat16                     // FLOAT16 (FIXED[2]) → Float64
 )
 
 // columnInfo is what the reader needs to know about one top-level column
