@@ -20,11 +20,12 @@ import (
 // these let them tell "we cannot read this kind of file" from "this file is
 // broken" without parsing messages.
 var (
-	// ErrUnsupported marks Parquet features fsql does not read (nested or
-	// repeated columns, timestamps, INT96, ...).
+	// ErrUnsupported marks Parquet features fsql does not read (nested
+	// columns, INTERVAL, encrypted footers, a nanosecond value finer than
+	// a microsecond, ...).
 	ErrUnsupported = errors.New("unsupported parquet feature")
-	// ErrCorrupt marks files that cannot be parsed, and tables whose files
-	// disagree with each other.
+	// ErrCorrupt marks files that cannot be parsed, and columns whose
+	// files disagree on a type fsql does not widen.
 	ErrCorrupt = errors.New("bad parquet data")
 	// ErrNoTable is returned by Catalog.Table for an unknown name.
 	ErrNoTable = errors.New("no such table")

@@ -1,4 +1,4 @@
-// Package hive reads Hive-partitioned Parquet tables.
+// Package hive reads Hive-partitioned Parquet and CSV tables.
 //
 // # Layout
 //
@@ -26,15 +26,30 @@
 // their own table. Paths in Partition.Dir, File.Path and messages keep the
 // names as spelled under the table folder.
 //
+// Data files are Parquet, or CSV when their names end in .csv or .csv.gz
+// (csv.go has the CSV conventions and type detection); one table holds
+// one format. A query may also name a file, a folder or a glob as a table
+// (paths.go: `dir/**/*.parquet`, key=value folders under the glob's root
+// are partition columns), relative to the data directory, or anywhere when
+// Options.OutsideDataDir allows it.
+//
 // # Types
 //
 // A partition column's type comes from all of its folder values (NULLs
 // aside): INT when every value is an integer that fits in 32 bits, BIGINT
 // when they are integers but some do not fit, DATE when every value is
-// YYYY-MM-DD, VARCHAR otherwise. File columns map from Parquet as INT32 →
-// INT, INT64 → BIGINT, INT32/DATE → DATE, DECIMAL (on INT32, INT64 or byte
-// arrays) → Decimal128, BYTE_ARRAY → VARCHAR, FLOAT and DOUBLE → DOUBLE,
-// BOOLEAN → BOOLEAN; anything else is ErrUnsupported.
+// YYYY-MM-DD, VARCHAR otherwise. File columns map from Parquet as
+// mapColumn (types.go) documents: integers signed and unsigned, FLOAT,
+// DOUBLE, DECIMAL, DATE, TIMESTAMP (millis, micros, nanos; UTC-adjusted
+// or not, and INT96) as microsecond timestamps, TIME, strings, UUID,
+// fixed-length bytes, BOOLEAN. A column fsql cannot read (LIST, MAP,
+// STRUCT, INTERVAL) is kept in the schema with its error: the table opens
+// and only a query reading that column fails (Table.ColumnError).
+//
+// The files of a table need not share a schema (evolution.go): columns
+// are matched by name, a column missing from a file reads as NULL there,
+// INT/BIGINT and DECIMAL precisions widen, and a conflict fails only the
+// queries that read the column, naming both files.
 //
 // # Freshness
 //
@@ -66,6 +81,11 @@
 //     system's timestamp resolution). Catalog.Refresh (Engine.Refresh)
 //     drops every cached footer and reads those of the cached tables again.
 //
+// Path tables follow the same rule (each view lists the path or glob
+// again), and so does CSV type detection: the detected header and types
+// are cached beside the footers, by stamp and by the CSV options they were
+// read with.
+//
 // A new cache keys on the stamp, lives beside the footer cache (shared by
 // the views of a directory), and serves a view only for a file whose
 // listed stamp equals the entry's.
@@ -87,7 +107,10 @@
 // fresh memory from the Go allocator (zeroed, faulted in, then collected)
 // cost three times the decoding itself.
 //
+// FileReader reads CSV files too, through the same interface: each file
+// is one split with one row group and no statistics.
+//
 // The package does not import exec (exec imports it), so its errors wrap
-// ErrUnsupported, ErrCorrupt, ErrNotParquet, ErrChanged or ErrNoTable, and
-// every message names the file involved.
+// ErrUnsupported, ErrCorrupt, ErrNotParquet, ErrCSV, ErrChanged, ErrOutside
+// or ErrNoTable, and every message names the file involved.
 package hive

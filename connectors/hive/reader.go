@@ -62,9 +62,8 @@ type FileReader struct {
 	rgLeft    int64 // rows left in the open row group
 	decoders  []*columnDecoder
 	widen     []arrow.DataType // per output column: the table type to widen the file's values to, or nil
-	constant  []bool           // per output column: a partition column, or a column the file lacks (NULL)
-	values    []any            // the constant's value
-	consts    []arrow.Array    // constants at full batch size, sliced per batch
+	values    []any            // per output column read from no file column: a partition value, or nil (NULL) for a column the file lacks
+	consts    []arrow.Array    // those constants at full batch size, sliced per batch
 	bytesRead int64
 	checked   bool // checkUnchanged ran
 	closed    bool
@@ -105,19 +104,18 @@ func (t *Table) OpenFile(p *Partition, f *File, opts ScanOptions) (*FileReader, 
 	n := len(opts.Columns)
 	r := &FileReader{table: t, part: p, file: f, schema: arrow.NewSchema(fields, nil), opts: opts, rowGroups: rgs,
 		decoders: make([]*columnDecoder, n), widen: make([]arrow.DataType, n),
-		constant: make([]bool, n), values: make([]any, n), consts: make([]arrow.Array, n)}
+		values: make([]any, n), consts: make([]arrow.Array, n)}
 	needFile := false
 	csvCols := make([]int, n) // per output column: the CSV field to read, or -1
 	for i, c := range opts.Columns {
 		csvCols[i] = -1
 		if c >= t.NumFileColumns {
-			r.constant[i], r.values[i] = true, p.Values[c-t.NumFileColumns]
+			r.values[i] = p.Values[c-t.NumFileColumns]
 			continue
 		}
 		k := f.fileColumn(c)
 		if k < 0 {
-			r.constant[i] = true // the file lacks the column: NULL
-			continue
+			continue // the file lacks the column: NULL
 		}
 		needFile = true
 		ci := f.cols[k]
