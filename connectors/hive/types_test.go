@@ -51,7 +51,7 @@ func int96(day int64, nanos int64) deprecated.Int96 {
 
 // writeTypes writes rows of typesGroup: row 1 is NULL wherever it may be;
 // nanos is the c_dt_ns value of row 0.
-func writeTypes(t *testing.T, path string, nanos int64) {
+func writeTypes(t testing.TB, path string, nanos int64) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
@@ -328,5 +328,34 @@ func schemaElement(phys string, conv deprecated.ConvertedType) format.SchemaElem
 		Type:           thrift.New(types[phys]),
 		RepetitionType: thrift.New(format.Optional),
 		ConvertedType:  thrift.New(conv),
+	}
+}
+
+// Nanosecond statistics round outwards to microseconds, so the range
+// still holds every value; milliseconds scale exactly.
+func TestTimeStatistics(t *testing.T) {
+	le := func(v int64) []byte {
+		b := make([]byte, 8)
+		for i := range b {
+			b[i] = byte(v >> (8 * i))
+		}
+		return b
+	}
+	ns := columnInfo{kind: kindInt64, div: 1000, arrow: DatetimeType}
+	ms := columnInfo{kind: kindInt64, mul: 1000, arrow: TimestampType}
+	for _, tc := range []struct {
+		ci    columnInfo
+		v     int64
+		isMax bool
+		want  arrow.Timestamp
+	}{
+		{ns, 1500, false, 1}, {ns, 1500, true, 2}, {ns, 2000, true, 2},
+		{ns, -1500, false, -2}, {ns, -1500, true, -1}, {ns, -2000, false, -2},
+		{ms, -3, false, -3000},
+	} {
+		got, ok := decodeStat(tc.ci, le(tc.v), tc.isMax)
+		if !ok || got != tc.want {
+			t.Errorf("%d (max %v, div %d, mul %d): %v, want %d", tc.v, tc.isMax, tc.ci.div, tc.ci.mul, got, tc.want)
+		}
 	}
 }
