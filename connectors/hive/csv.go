@@ -98,8 +98,8 @@ func (o *CSVOptions) check() error {
 		return fmt.Errorf("csv.field-delimiter must be one character other than a line break")
 	case o.Quote == o.Delimiter || o.Quote == '\n' || o.Quote == '\r':
 		return fmt.Errorf("csv.quote-character must differ from the delimiter and line breaks")
-	case o.Escape != 0 && (o.Escape == o.Delimiter || o.Escape == '\n' || o.Escape == '\r'):
-		return fmt.Errorf("csv.escape-character must differ from the delimiter and line breaks")
+	case o.Escape != 0 && (o.Escape == o.Delimiter || o.Escape == o.Quote || o.Escape == '\n' || o.Escape == '\r'):
+		return fmt.Errorf("csv.escape-character must differ from the delimiter, the quote character and line breaks (a quote inside quotes is written twice without one)")
 	case o.SampleRows < 0:
 		return fmt.Errorf("csv.sample-rows must be 0 (whole files) or more")
 	}

@@ -100,8 +100,14 @@ func (c *Catalog) loadPath(ctx context.Context, name string) (*Table, error) {
 		root = string(filepath.Separator) // links may lead anywhere
 	}
 	l := &lister{root: root, table: name}
-	if hasGlob(p) {
-		return c.loadGlob(ctx, l, name, p)
+	if hasGlob(name) {
+		// Only the name's own characters are glob syntax: the data
+		// directory's path is taken as it is.
+		base := c.Dir
+		if filepath.IsAbs(filepath.FromSlash(name)) {
+			base = string(filepath.Separator)
+		}
+		return c.loadGlob(ctx, l, name, base, p)
 	}
 	st, err := os.Stat(p)
 	if err != nil {
@@ -130,18 +136,16 @@ func (c *Catalog) loadPath(ctx context.Context, name string) (*Table, error) {
 	return c.buildTable(ctx, name, filepath.Dir(p), p, []rawPartition{raw})
 }
 
-// loadGlob lists the files a glob matches under its fixed part and makes a
-// table of them.
-func (c *Catalog) loadGlob(ctx context.Context, l *lister, name, pattern string) (*Table, error) {
-	segs := strings.Split(filepath.ToSlash(pattern), "/")
+// loadGlob lists the files the glob name matches under base (the data
+// directory, or the root for an absolute name) and makes a table of them;
+// key names its footers in the cache.
+func (c *Catalog) loadGlob(ctx context.Context, l *lister, name, base, key string) (*Table, error) {
+	segs := strings.Split(filepath.ToSlash(name), "/")
 	fixed := 0
 	for fixed < len(segs) && !hasGlob(segs[fixed]) {
 		fixed++
 	}
-	base := filepath.FromSlash(strings.Join(segs[:fixed], "/"))
-	if base == "" {
-		base = string(filepath.Separator)
-	}
+	base = filepath.Join(base, filepath.FromSlash(strings.Join(segs[:fixed], "/")))
 	pats := segs[fixed:]
 	depth := len(pats) // folders below the base a match can sit in, plus one
 	for _, p := range pats {
@@ -174,7 +178,7 @@ func (c *Catalog) loadGlob(ctx context.Context, l *lister, name, pattern string)
 		raws = append(raws, *r)
 	}
 	sort.Slice(raws, func(i, j int) bool { return raws[i].dir < raws[j].dir })
-	return c.buildTable(ctx, name, base, pattern, raws)
+	return c.buildTable(ctx, name, base, key, raws)
 }
 
 type globWalk struct {

@@ -174,3 +174,20 @@ func TestPathTableFreshness(t *testing.T) {
 		t.Fatalf("after removal: %v", err)
 	}
 }
+
+// Glob characters in the data directory's own path are not glob syntax.
+func TestPathTablesDataDirWithGlobCharacters(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "data[1]*")
+	writeParquet(t, filepath.Join(data, "x.parquet"), qtyGroup, qtyRows(2, 0))
+	writeParquet(t, filepath.Join(data, "d", "y.parquet"), qtyGroup, qtyRows(3, 0))
+	cat, err := Open(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]int64{"x.parquet": 2, "*.parquet": 2, "**/*.parquet": 5, "d/y.parquet": 3} {
+		tb, err := cat.PathTable(name)
+		if err != nil || tb.NumRows() != want {
+			t.Errorf("%s: %v, want %d rows", name, err, want)
+		}
+	}
+}
