@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/fsql-dev/fsql/connectors/hive"
+	"github.com/fsql-dev/fsql/shuffle/keygroup"
 )
 
 // Config is every knob of an engine. Where Apache Flink has a name for a
@@ -19,7 +20,11 @@ type Config struct {
 	// (parallelism.default). Default: the number of CPUs.
 	Parallelism int
 	// MaxParallelism is the number of key groups of every hash exchange
-	// (pipeline.max-parallelism), 1..32768. Default 128.
+	// (pipeline.max-parallelism), 1..32768, or 0 for unset (the default,
+	// also written "auto"): then, as in Flink, the key-group count is
+	// computeDefaultMaxParallelism of the parallelism in force, 1.5 times
+	// it rounded up to a power of two, at least 128 (see KeyGroups).
+	// Adaptive scheduling uses AdaptiveMaxParallelism instead.
 	MaxParallelism int
 	// Slots is the number of task slots of the in-process worker
 	// (taskmanager.numberOfTaskSlots). Default: GOMAXPROCS.
@@ -81,11 +86,27 @@ type Config struct {
 	CSV hive.CSVOptions
 }
 
+// KeyGroups is the number of key groups of every hash exchange, fixed at
+// plan time: AdaptiveMaxParallelism while adaptive scheduling is on (so
+// any decided parallelism fits), else MaxParallelism when set, else Flink's
+// default for Parallelism (keygroup.DefaultMaxParallelism: 128 up to a
+// parallelism of 85, then 1.5 times the parallelism rounded up to a power
+// of two), so any parallelism.default up to 32768 works.
+func (c Config) KeyGroups() int {
+	switch {
+	case c.Adaptive:
+		return c.AdaptiveMaxParallelism
+	case c.MaxParallelism > 0:
+		return c.MaxParallelism
+	}
+	return keygroup.DefaultMaxParallelism(c.Parallelism)
+}
+
 // DefaultConfig returns the defaults documented on each field.
 func DefaultConfig() Config {
 	return Config{
 		Parallelism:            runtime.NumCPU(),
-		MaxParallelism:         128,
+		MaxParallelism:         0,
 		Slots:                  runtime.GOMAXPROCS(0),
 		MemoryBudget:           8 << 30,
 		BroadcastThreshold:     10 << 20,
@@ -117,8 +138,15 @@ var configKeys = map[string]configKey{
 	"parallelism.default": {"tasks per stage", func(c *Config, v string) error {
 		return setInt(&c.Parallelism, v, 1, 32768)
 	}},
-	"pipeline.max-parallelism": {"key groups per hash exchange", func(c *Config, v string) error {
-		return setInt(&c.MaxParallelism, v, 1, 32768)
+	"pipeline.max-parallelism": {"key groups per hash exchange (0 or auto: from parallelism.default, as Flink)", func(c *Config, v string) error {
+		if strings.EqualFold(v, "auto") || v == "0" {
+			c.MaxParallelism = 0
+			return nil
+		}
+		if err := setInt(&c.MaxParallelism, v, 1, 32768); err != nil {
+			return fmt.Errorf("want auto, 0 or an integer in 1..32768, got %q", v)
+		}
+		return nil
 	}},
 	"taskmanager.numberOfTaskSlots": {"task slots of the in-process worker", func(c *Config, v string) error {
 		return setInt(&c.Slots, v, 1, 4096)

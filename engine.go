@@ -24,11 +24,11 @@ import (
 // Open returns an engine over dir, a folder with one sub-folder per table
 // (Parquet files directly inside, or under Hive key=value/ folders).
 func Open(dir string, cfg Config) (*Engine, error) {
-	p, kg := cfg.Parallelism, cfg.MaxParallelism
+	p := cfg.Parallelism
 	if cfg.Adaptive { // parallelism.default is ignored; the key groups are the adaptive max
-		p, kg = cfg.AdaptiveMinParallelism, cfg.AdaptiveMaxParallelism
+		p = cfg.AdaptiveMinParallelism
 	}
-	if err := keygroup.Check(p, kg); err != nil {
+	if err := keygroup.Check(p, cfg.KeyGroups()); err != nil {
 		return nil, fmt.Errorf("%w: %v", exec.ErrPlan, err)
 	}
 	cat, err := hive.OpenWith(dir, cfg.catalogOptions())
@@ -104,7 +104,7 @@ func (e *Engine) query(ctx context.Context, query string) (*Rows, error) {
 	mem := exec.NewMemoryBudget(e.cfg.MemoryBudget)
 	run, err := runtime.Run(ctx, root, runtime.RunConfig{
 		Parallelism:            e.cfg.Parallelism,
-		MaxParallelism:         e.keyGroups(),
+		MaxParallelism:         e.cfg.KeyGroups(),
 		Slots:                  e.cfg.Slots,
 		Alloc:                  e.alloc,
 		Memory:                 mem,
@@ -137,16 +137,6 @@ func (e *Engine) query(ctx context.Context, query string) (*Rows, error) {
 	r := &Rows{schema: renamed(run.Schema(), st.Names), next: run.Next, close: run.Close, ctx: ctx}
 	r.stats = stats
 	return r, nil
-}
-
-// keyGroups is the key-group count of every hash exchange, fixed at plan
-// time: the adaptive max parallelism while adaptive scheduling is on (so
-// any decided parallelism fits), else pipeline.max-parallelism.
-func (e *Engine) keyGroups() int {
-	if e.cfg.Adaptive {
-		return e.cfg.AdaptiveMaxParallelism
-	}
-	return e.cfg.MaxParallelism
 }
 
 // adaptiveConfig is the scheduler's part of Config.
@@ -229,7 +219,7 @@ func (e *Engine) plan(ctx context.Context, stmt ast.StmtNode) (st *sql.Statement
 		return nil, nil, err
 	}
 	root, err = planner.PhysicalContext(ctx, lp, planner.PhysicalConfig{
-		MaxParallelism:     e.keyGroups(),
+		MaxParallelism:     e.cfg.KeyGroups(),
 		BroadcastThreshold: e.cfg.BroadcastThreshold,
 		DynamicFiltering:   e.cfg.DynamicFiltering,
 	})
