@@ -57,31 +57,6 @@ func releaseBatches(bs []arrow.RecordBatch) {
 	}
 }
 
-// arrayBytes is the size of the buffers an array references, the figure
-// operators reserve in the memory budget for what they hold.
-func arrayBytes(a arrow.Array) int64 { return dataBytes(a.Data()) }
-
-func dataBytes(d arrow.ArrayData) int64 {
-	var n int64
-	for _, b := range d.Buffers() {
-		if b != nil {
-			n += int64(b.Len())
-		}
-	}
-	for _, c := range d.Children() {
-		n += dataBytes(c)
-	}
-	return n
-}
-
-func recordBytes(b arrow.RecordBatch) int64 {
-	var n int64
-	for _, c := range b.Columns() {
-		n += arrayBytes(c)
-	}
-	return n
-}
-
 // exprContext builds the evaluation context of a task.
 func exprContext(tc *TaskContext) *expr.Context { return &expr.Context{Alloc: allocOf(tc)} }
 

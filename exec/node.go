@@ -98,25 +98,33 @@ type MemoryBudget struct {
 func NewMemoryBudget(limit int64) *MemoryBudget { return &MemoryBudget{limit: limit} }
 
 // Reserve takes n bytes from the budget for the operator named by who, or
-// fails with ErrResourcesExhausted (taking nothing) when that would pass
-// the limit.
+// fails with ErrResourcesExhausted, taking nothing, when that would pass
+// the limit. The check and the take are one compare-and-swap, so a
+// reserver never fails because of another's attempt that failed.
 func (m *MemoryBudget) Reserve(who string, n int64) error {
 	if m == nil || n <= 0 {
 		return nil
 	}
-	u := m.used.Add(n)
-	if m.limit > 0 && u > m.limit {
-		m.used.Add(-n)
-		return fmt.Errorf("%w: %s needs %d more bytes but the query already holds %d of its %d-byte memory budget; raise it with --set execution.memory.query-budget=<bytes>",
-			ErrResourcesExhausted, who, n, u-n, m.limit)
+	for {
+		u := m.used.Load()
+		if m.limit > 0 && u+n > m.limit {
+			return fmt.Errorf("%w: %s needs %d more bytes but the query already holds %d of its %d-byte memory budget; raise it with --set execution.memory.query-budget=<bytes>",
+				ErrResourcesExhausted, who, n, u, m.limit)
+		}
+		if m.used.CompareAndSwap(u, u+n) {
+			m.notePeak(u + n)
+			return nil
+		}
 	}
+}
+
+func (m *MemoryBudget) notePeak(u int64) {
 	for {
 		p := m.peak.Load()
 		if u <= p || m.peak.CompareAndSwap(p, u) {
-			break
+			return
 		}
 	}
-	return nil
 }
 
 // Release gives n bytes back to the budget.

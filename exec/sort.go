@@ -155,17 +155,28 @@ func (b *sortBuffer) drain(ctx context.Context, in Stream, compactAt int) error 
 			b.cols, b.n = nil, 0
 			b.batches = []arrow.RecordBatch{kept}
 			b.rows = int(kept.NumRows())
-			b.resetReservation(recordBytes(kept))
+			if err := b.resizeReservation(recordBytes(kept)); err != nil {
+				return err
+			}
 		}
 	}
 }
 
-func (b *sortBuffer) resetReservation(n int64) {
-	b.tc.Memory.Release(b.reserved)
-	b.reserved = 0
-	if b.tc.Memory.Reserve(b.who, n) == nil {
+// resizeReservation makes the buffer's reservation n bytes: a shrink
+// gives the difference back, a growth must be granted. What the buffer
+// keeps is never released first, so no other reserver can take it in
+// between and leave the buffer holding rows the budget does not know of.
+func (b *sortBuffer) resizeReservation(n int64) error {
+	if n <= b.reserved {
+		b.tc.Memory.Release(b.reserved - n)
 		b.reserved = n
+		return nil
 	}
+	if err := b.tc.Memory.Reserve(b.who, n-b.reserved); err != nil {
+		return err
+	}
+	b.reserved = n
+	return nil
 }
 
 // sort orders the buffered rows into b.cols, keeping the first limit rows
