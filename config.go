@@ -26,7 +26,10 @@ type Config struct {
 	// it rounded up to a power of two, at least 128 (see KeyGroups).
 	// Adaptive scheduling uses AdaptiveMaxParallelism instead.
 	MaxParallelism int
-	// Slots is the number of task slots of the in-process worker
+	// TaskManagers is the number of in-process workers the engine runs
+	// (minicluster.number-of-taskmanagers). Default 1.
+	TaskManagers int
+	// Slots is the number of task slots of each worker
 	// (taskmanager.numberOfTaskSlots). Default: GOMAXPROCS.
 	Slots int
 	// MemoryBudget is the per-query limit in bytes on join, aggregate, sort
@@ -107,6 +110,7 @@ func DefaultConfig() Config {
 	return Config{
 		Parallelism:            runtime.NumCPU(),
 		MaxParallelism:         0,
+		TaskManagers:           1,
 		Slots:                  runtime.GOMAXPROCS(0),
 		MemoryBudget:           8 << 30,
 		BroadcastThreshold:     10 << 20,
@@ -148,8 +152,11 @@ var configKeys = map[string]configKey{
 		}
 		return nil
 	}},
-	"taskmanager.numberOfTaskSlots": {"task slots of the in-process worker", func(c *Config, v string) error {
+	"taskmanager.numberOfTaskSlots": {"task slots of each in-process worker", func(c *Config, v string) error {
 		return setInt(&c.Slots, v, 1, 4096)
+	}},
+	"minicluster.number-of-taskmanagers": {"in-process workers the engine runs", func(c *Config, v string) error {
+		return setInt(&c.TaskManagers, v, 1, 256)
 	}},
 	"execution.memory.query-budget": {"bytes a query may hold in buffers", func(c *Config, v string) error {
 		return setBytes(&c.MemoryBudget, v)

@@ -35,7 +35,8 @@ func Open(dir string, cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", exec.ErrPlan, err)
 	}
-	return &Engine{dir: dir, cfg: cfg, catalog: cat, alloc: memory.DefaultAllocator}, nil
+	workers := runtime.NewLocalPool(cfg.TaskManagers, cfg.Slots)
+	return &Engine{dir: dir, cfg: cfg, catalog: cat, alloc: memory.DefaultAllocator, workers: workers}, nil
 }
 
 // Refresh drops the engine's cached footers and reads again those of
@@ -94,7 +95,7 @@ func (e *Engine) query(ctx context.Context, query string) (*Rows, error) {
 		if err != nil {
 			return nil, err
 		}
-		text := runtime.Explain(root, nil, graph)
+		text := graph.Explain()
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -105,7 +106,7 @@ func (e *Engine) query(ctx context.Context, query string) (*Rows, error) {
 	run, err := runtime.Run(ctx, root, runtime.RunConfig{
 		Parallelism:            e.cfg.Parallelism,
 		MaxParallelism:         e.cfg.KeyGroups(),
-		Slots:                  e.cfg.Slots,
+		Workers:                e.workers,
 		Alloc:                  e.alloc,
 		Memory:                 mem,
 		Stats:                  stats,
@@ -130,7 +131,7 @@ func (e *Engine) query(ctx context.Context, query string) (*Rows, error) {
 			b.Release()
 		}
 		run.Close()
-		text := runtime.Explain(root, stats, run.Graph())
+		text := run.Graph().Explain(stats)
 		text += fmt.Sprintf("\nresult: %d rows; memory peak %d bytes of a %d-byte budget\n", rows, mem.Peak(), mem.Limit())
 		return e.textRows(ctx, text), nil
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fsql-dev/fsql/connectors/hive"
 	"github.com/fsql-dev/fsql/exec"
+	"github.com/fsql-dev/fsql/runtime"
 )
 
 // Engine answers SQL over one data directory. It is safe for concurrent
@@ -18,6 +19,9 @@ type Engine struct {
 	cfg     Config
 	catalog *hive.Catalog
 	alloc   memory.Allocator
+	// workers are the engine's in-process task managers; every query's
+	// scheduler places its attempts on their slots.
+	workers []runtime.Worker
 }
 
 // Rows streams the result of one query as Arrow record batches.

@@ -56,22 +56,22 @@ func (c *DynamicFilterDataCollector) Open(tc *TaskContext, inputs []Stream) (Str
 	if len(c.Keys) == 0 {
 		return nil, fmt.Errorf("%w: dynamic filter collector %d has no keys", ErrInternal, c.ID)
 	}
-	task, p := 0, 1
+	task, attempt, p := 0, 0, 1
 	if tc.Parallelism >= 1 {
-		task, p = tc.Task, tc.Parallelism
+		task, attempt, p = tc.Task, tc.Attempt, tc.Parallelism
 	}
 	sink := tc.DynamicFilters.Collector(c.ID)
-	return &collectorStream{c: c, sink: sink, in: inputs[0], ec: exprContext(tc), task: task, p: p}, nil
+	return &collectorStream{c: c, sink: sink, in: inputs[0], ec: exprContext(tc), task: task, attempt: attempt, p: p}, nil
 }
 
 type collectorStream struct {
-	c       *DynamicFilterDataCollector
-	sink    *pruning.Collector
-	in      Stream
-	ec      *expr.Context
-	task, p int
-	done    bool
-	keys    []arrow.Array
+	c                *DynamicFilterDataCollector
+	sink             *pruning.Collector
+	in               Stream
+	ec               *expr.Context
+	task, attempt, p int
+	done             bool
+	keys             []arrow.Array
 }
 
 func (s *collectorStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
@@ -82,7 +82,7 @@ func (s *collectorStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	if errors.Is(err, io.EOF) {
 		if !s.done {
 			s.done = true
-			if err := s.sink.Finish(s.task, s.p); err != nil {
+			if err := s.sink.Finish(s.task, s.attempt, s.p); err != nil {
 				return nil, s.wrap(err)
 			}
 		}
@@ -109,7 +109,7 @@ func (s *collectorStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		}
 		s.keys = append(s.keys, a)
 	}
-	if err := s.sink.Add(s.task, s.p, s.keys); err != nil {
+	if err := s.sink.Add(s.task, s.attempt, s.p, s.keys); err != nil {
 		b.Release()
 		return nil, s.wrap(err)
 	}

@@ -64,8 +64,8 @@ func (s *failStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 func (s *failStream) Close() { s.in.Close() }
 
 // TestCollectorStream: batches pass through unchanged, the keys reach the
-// run's coordinator under the collector's ID, the task finishes at the
-// end of input and never after an error.
+// run's coordinator under the collector's ID and the task's attempt, the
+// attempt finishes at the end of input and never after an error.
 func TestCollectorStream(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
@@ -112,12 +112,19 @@ func TestCollectorStream(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
+	// The attempt finished; its keys count once the runtime commits it.
+	if _, err := collected(coord, tb, 2, idCol); !errors.Is(err, pruning.ErrIncomplete) {
+		t.Fatalf("keys of an uncommitted attempt were used: %v", err)
+	}
+	if err := coord.Collector(2).Commit(0, 0); err != nil {
+		t.Fatal(err)
+	}
 	if keys, err := collected(coord, tb, 2, idCol); rows != 3 || err != nil || keys != 2 {
 		t.Fatalf("rows %d, collected %d keys (NULL never counts), %v", rows, keys, err)
 	}
 
-	// A failing input: the task never finishes, the filter stays
-	// incomplete.
+	// A failing input: the attempt never finishes (it could not be
+	// committed), the filter stays incomplete.
 	fc := &exec.DynamicFilterDataCollector{ID: 4, Keys: key}
 	fc.Child = failAfter{dim}
 	s = func() exec.Stream {

@@ -71,8 +71,12 @@ type TaskContext struct {
 	// buffers. It is shared by all tasks of the query.
 	Memory *MemoryBudget
 	// Stage and Task identify the task; Parallelism is its stage's number
-	// of tasks. A scan uses them to pick its share of the splits.
-	Stage, Task, Parallelism int
+	// of tasks. A scan uses them to pick its share of the splits. Attempt
+	// numbers the runs of one task (0 first): a task may run as several
+	// attempts, of which the runtime commits one, so an effect outside the
+	// task's output (a dynamic filter collector's keys) is staged per
+	// attempt and counts only once the runtime commits it.
+	Stage, Task, Parallelism, Attempt int
 	// DynamicFilters is the run's dynamic-filter coordinator: collectors
 	// hand it their keys under their ID, dynamically pruned scans ask it
 	// for their decision. Nil when the runtime gives none, which fails

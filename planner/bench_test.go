@@ -99,7 +99,7 @@ func explain(tb testing.TB, cat *hive.Catalog, q string) (time.Duration, time.Du
 	if err != nil {
 		tb.Fatal(err)
 	}
-	_ = runtime.Explain(root, nil, g)
+	_ = g.Explain()
 	return t1.Sub(t0), time.Since(t1)
 }
 

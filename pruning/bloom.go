@@ -99,6 +99,33 @@ func (s *scalableBloom) add(h uint64) {
 	s.inLast++
 }
 
+// merge adds every value of o to s. Layers of the same size (both started
+// at the same capacity, as a collector's filters do) are OR-ed block by
+// block; o's layers beyond s's are appended. No value of either is lost.
+func (s *scalableBloom) merge(o *scalableBloom) {
+	appended := false
+	for i, l := range o.layers {
+		if i < len(s.layers) && len(s.layers[i].blocks) == len(l.blocks) {
+			dst := s.layers[i].blocks
+			for b := range l.blocks {
+				for w := range dst[b] {
+					dst[b][w] |= l.blocks[b][w]
+				}
+			}
+			continue
+		}
+		c := &bloomFilter{blocks: append([]sbbfBlock(nil), l.blocks...)}
+		s.layers = append(s.layers, c)
+		s.bytes += c.sizeBytes()
+		appended = true
+	}
+	if appended {
+		s.capacity, s.inLast = o.capacity, o.inLast
+	} else {
+		s.inLast += o.inLast
+	}
+}
+
 func (s *scalableBloom) has(h uint64) bool {
 	for i := len(s.layers) - 1; i >= 0; i-- { // the largest holds the most
 		if s.layers[i].has(h) {

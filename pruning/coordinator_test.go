@@ -60,14 +60,18 @@ func strs(mem memory.Allocator, vals ...any) arrow.Array {
 func add(t *testing.T, s *Collector, task, p int, a arrow.Array) {
 	t.Helper()
 	defer a.Release()
-	if err := s.Add(task, p, []arrow.Array{a}); err != nil {
+	if err := s.Add(task, 0, p, []arrow.Array{a}); err != nil {
 		t.Fatal(err)
 	}
 }
 
+// finish ends attempt 0 of task and commits it, as the runtime does.
 func finish(t *testing.T, s *Collector, task, p int) {
 	t.Helper()
-	if err := s.Finish(task, p); err != nil {
+	if err := s.Finish(task, 0, p); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Commit(task, 0); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -128,12 +132,12 @@ func TestDegradedFilter(t *testing.T) {
 				}
 				a := b.NewArray()
 				b.Release()
-				if err := sink.Add(task, 2, []arrow.Array{a}); err != nil {
+				if err := sink.Add(task, 0, 2, []arrow.Array{a}); err != nil {
 					errs[task] = err
 				}
 				a.Release()
 			}
-			errs[task] = errors.Join(errs[task], sink.Finish(task, 2))
+			errs[task] = errors.Join(errs[task], sink.Finish(task, 0, 2), sink.Commit(task, 0))
 		}()
 	}
 	wg.Wait()
@@ -347,7 +351,10 @@ func TestIncompleteCollector(t *testing.T) {
 	s := c.Collector(4)
 	add(t, s, 0, 2, ints(mem, 1))
 	finish(t, s, 0, 2)
-	finish(t, s, 0, 2) // a repeated Finish counts once
+	// A second attempt of the same task counts once: its commit is refused.
+	if err := errors.Join(s.Finish(0, 1, 2), s.Commit(0, 1)); !errors.Is(err, ErrInternal) {
+		t.Fatalf("second commit of task 0: %v", err)
+	}
 	for _, id := range []int{4, 9} {
 		_, err := c.Prune(context.Background(), tb, tb.Partitions, []Target{{CollectorID: id, Column: colDay}})
 		if !errors.Is(err, ErrIncomplete) || !strings.Contains(err.Error(), fmt.Sprintf("dynamic filter %d incomplete", id)) {
@@ -357,10 +364,10 @@ func TestIncompleteCollector(t *testing.T) {
 	// Misuse is reported, not absorbed.
 	a := ints(mem, 2)
 	defer a.Release()
-	if err := s.Add(0, 2, []arrow.Array{a}); !errors.Is(err, ErrInternal) {
+	if err := s.Add(0, 0, 2, []arrow.Array{a}); !errors.Is(err, ErrInternal) {
 		t.Fatalf("add after finish: %v", err)
 	}
-	if err := s.Add(1, 3, []arrow.Array{a}); !errors.Is(err, ErrInternal) {
+	if err := s.Add(1, 0, 3, []arrow.Array{a}); !errors.Is(err, ErrInternal) {
 		t.Fatalf("parallelism mismatch: %v", err)
 	}
 	f := array.NewFloat64Builder(mem)
@@ -368,7 +375,7 @@ func TestIncompleteCollector(t *testing.T) {
 	fa := f.NewArray()
 	f.Release()
 	defer fa.Release()
-	if err := c.Collector(5).Add(0, 1, []arrow.Array{fa}); !errors.Is(err, ErrUnsupported) {
+	if err := c.Collector(5).Add(0, 0, 1, []arrow.Array{fa}); !errors.Is(err, ErrUnsupported) {
 		t.Fatalf("double keys: %v", err)
 	}
 	if SupportedKeyType(arrow.PrimitiveTypes.Float64) || !SupportedKeyType(arrow.FixedWidthTypes.Date32) {
@@ -434,5 +441,56 @@ func TestDenseAndSparseMasks(t *testing.T) {
 			t.Fatalf("%s: wrong filter mode (dense %v exact %v)", tc.name, f.dense != nil, f.exact)
 		}
 		a.Release()
+	}
+}
+
+// TestCollectorAttempts: keys are staged per attempt; only the committed
+// attempt of each task reaches the filter, a discarded (failed) attempt's
+// keys are dropped, a task counts once, and an attempt that did not finish
+// its input cannot be committed.
+func TestCollectorAttempts(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	c := NewCoordinator(CoordinatorConfig{})
+	s := c.Collector(1)
+	addAttempt := func(task, attempt int, a arrow.Array) {
+		t.Helper()
+		defer a.Release()
+		if err := s.Add(task, attempt, 2, []arrow.Array{a}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	addAttempt(0, 0, ints(mem, 99)) // fails before finishing: discarded
+	addAttempt(0, 1, ints(mem, 1, 2))
+	if err := s.Commit(0, 1); !errors.Is(err, ErrInternal) {
+		t.Fatalf("commit of an unfinished attempt: %v", err)
+	}
+	if err := s.Finish(0, 1, 2); err != nil {
+		t.Fatal(err)
+	}
+	s.Discard(0, 0)
+	if err := s.Commit(0, 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.filter(0); !errors.Is(err, ErrIncomplete) {
+		t.Fatalf("filter with task 1 missing: %v", err)
+	}
+	// Task 1 runs twice to the end; the second is discarded.
+	for attempt := 0; attempt < 2; attempt++ {
+		addAttempt(1, attempt, ints(mem, 3))
+		if err := s.Finish(1, attempt, 2); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Commit(1, 0); err != nil {
+		t.Fatal(err)
+	}
+	s.Discard(1, 1)
+	f, err := s.filter(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !f.exact || f.count != 3 || !f.matchInt(1) || !f.matchInt(2) || !f.matchInt(3) || f.matchInt(99) {
+		t.Fatalf("filter exact=%v count=%d; want exactly 1, 2, 3", f.exact, f.count)
 	}
 }

@@ -171,6 +171,61 @@ func addStrings(k *keyBuilder, n int, value func(int) string, a arrow.Array) {
 	}
 }
 
+// merge adds every key of o (another attempt's or task's keys of the same
+// column) to k, degrading k to a bloom filter when the union passes the
+// cap, as if the keys had been added one by one.
+func (k *keyBuilder) merge(o *keyBuilder) error {
+	if o.kind == kindUnknown {
+		return nil
+	}
+	if k.kind == kindUnknown {
+		k.kind = o.kind
+		if o.kind == kindInt {
+			k.ints = map[int64]struct{}{}
+		} else {
+			k.strs = map[string]struct{}{}
+		}
+	} else if k.kind != o.kind {
+		return fmt.Errorf("key column is %s keys in one task and %s in another", k.kind, o.kind)
+	}
+	if o.has {
+		if !k.has {
+			k.has, k.minI, k.maxI, k.minS, k.maxS = true, o.minI, o.maxI, o.minS, o.maxS
+		} else {
+			k.minI, k.maxI = min(k.minI, o.minI), max(k.maxI, o.maxI)
+			k.minS, k.maxS = min(k.minS, o.minS), max(k.maxS, o.maxS)
+		}
+	}
+	if o.bloom != nil {
+		if k.bloom == nil {
+			k.degrade()
+		}
+		k.bloom.merge(o.bloom)
+		return nil
+	}
+	for x := range o.ints {
+		if k.bloom != nil {
+			k.bloom.add(hashInt(x))
+			continue
+		}
+		k.ints[x] = struct{}{}
+		if len(k.ints) > k.maxValues {
+			k.degrade()
+		}
+	}
+	for s := range o.strs {
+		if k.bloom != nil {
+			k.bloom.add(hashString(s))
+			continue
+		}
+		k.strs[s] = struct{}{}
+		if len(k.strs) > k.maxValues {
+			k.degrade()
+		}
+	}
+	return nil
+}
+
 // degrade moves the exact set into a bloom filter sized for eight times
 // the cap (it grows further if more keys come) and drops the set.
 func (k *keyBuilder) degrade() {

@@ -39,11 +39,12 @@ func BenchmarkRowMask(b *testing.B) {
 		}
 		keys := kb.NewArray()
 		kb.Release()
-		if err := c.Collector(1).Add(0, 1, []arrow.Array{keys}); err != nil {
+		if err := c.Collector(1).Add(0, 0, 1, []arrow.Array{keys}); err != nil {
 			b.Fatal(err)
 		}
 		keys.Release()
-		c.Collector(1).Finish(0, 1)
+		c.Collector(1).Finish(0, 0, 1)
+		c.Collector(1).Commit(0, 0)
 		f, err := c.Collector(1).filter(0)
 		if err != nil {
 			b.Fatal(err)

@@ -14,139 +14,121 @@ import (
 	"github.com/fsql-dev/fsql/shuffle"
 )
 
-// Worker runs task attempts on a fixed number of slots. It is in-process
-// today; a worker in another process would take the same attempts over
-// the network.
-type Worker struct {
-	slots chan struct{}
-}
+// errFaultCancel is how an attempt that a fault cancelled mid-way ends.
+var errFaultCancel = fmt.Errorf("attempt cancelled by an injected fault: %w", context.Canceled)
 
-// NewWorker returns a worker with n slots (at least 1).
-func NewWorker(n int) *Worker {
-	if n < 1 {
-		n = 1
-	}
-	return &Worker{slots: make(chan struct{}, n)}
-}
-
-// Slots is the number of attempts the worker runs at once.
-func (w *Worker) Slots() int { return cap(w.slots) }
-
-// acquire waits for a free slot, or for ctx to end.
-func (w *Worker) acquire(ctx context.Context) error {
-	select {
-	case w.slots <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-func (w *Worker) release() { <-w.slots }
-
-// attemptRun is everything one attempt needs; the scheduler fills it.
-type attemptRun struct {
-	att    *Attempt
-	tc     *exec.TaskContext
-	graph  *JobGraph
-	stats  *exec.QueryStats // nil: no counters
-	inputs map[*shuffle.Exchange]*shuffle.Buffer
-	out    *shuffle.Buffer          // nil for the result stage
-	result chan<- arrow.RecordBatch // result stage only
-}
-
-// run executes the attempt on a slot. A panic anywhere in the operators
-// becomes an exec.ErrInternal naming the stage and task, with the panic value
-// and stack at the message's tail.
-func (w *Worker) run(ctx context.Context, r *attemptRun) (err error) {
-	if err := w.acquire(ctx); err != nil {
-		return err
-	}
-	defer w.release()
-	r.att.Start = time.Now()
+// runAttempt runs one attempt to its end: it opens the stage's tree (each
+// exchange input a reader of its buffer), pulls the root's batches and
+// writes them into the attempt's staging of the output buffer (or, for the
+// result stage, hands them to the caller). A panic anywhere in the
+// operators becomes an exec.ErrInternal naming the stage and task, with
+// the panic value and stack at the message's tail.
+func runAttempt(ctx context.Context, spec *AttemptSpec, ev AttemptEvents) (res AttemptResult) {
+	res.Start = time.Now()
+	ev.Started()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("%w: stage %d task %d panicked: %v\n%s", exec.ErrInternal, r.tc.Stage, r.tc.Task, p, rtdebug.Stack())
+			res.Err = fmt.Errorf("%w: stage %d task %d panicked: %v\n%s", exec.ErrInternal, spec.Stage, spec.Task, p, rtdebug.Stack())
 		}
-		// Once the query is cancelled, operators fail in all sorts of ways
-		// (a wrapped context error at best); the cancellation is the cause.
-		if err != nil && ctx.Err() != nil {
-			err = ctx.Err()
+		// Once the attempt is cancelled, operators fail in all sorts of
+		// ways (a wrapped context error at best); the cancellation is the
+		// cause.
+		if res.Err != nil && ctx.Err() != nil && !errors.Is(res.Err, errFaultCancel) {
+			res.Err = context.Cause(ctx)
 		}
-		r.att.End = time.Now()
-		r.att.Err = err
+		res.End = time.Now()
 	}()
-	stream, err := r.open(r.att.Task.Stage.Root)
+	tc := spec.Services
+	tc.Stage, tc.Task, tc.Parallelism, tc.Attempt = spec.Stage, spec.Task, spec.Parallelism, spec.Attempt
+	o := &opener{spec: spec, ev: ev, tc: &tc}
+	stream, err := o.open(spec.Root)
 	if err != nil {
-		return err
+		res.Err = err
+		return res
 	}
 	defer stream.Close()
 	var writer *shuffle.Writer
-	if r.out != nil {
-		writer = shuffle.NewWriter(r.out, r.tc.Task, r.tc.Alloc)
+	if spec.Output != nil {
+		writer = spec.Output.Writer(spec.Task, spec.Attempt, tc.Alloc)
 		defer writer.Close()
 	}
-	stage := r.att.Task.Stage
+	batches := 0
 	for {
 		if err := ctx.Err(); err != nil {
-			return err
+			res.Err = err
+			return res
 		}
 		b, err := stream.Next(ctx)
 		if errors.Is(err, io.EOF) {
 			if writer != nil {
-				return writer.Flush(ctx)
+				res.Err = writer.Flush(ctx)
 			}
-			return nil
+			return res
 		}
 		if err != nil {
-			return err
+			res.Err = err
+			return res
 		}
-		n, nb := b.NumRows(), exec.BatchBytes(b)
-		r.att.Rows += n
-		r.att.Bytes += nb
-		stage.rows.Add(n)
-		stage.bytes.Add(nb)
+		res.Rows += b.NumRows()
+		res.Bytes += exec.BatchBytes(b)
 		if writer != nil {
 			if err := writer.Write(ctx, b); err != nil {
-				return err
+				res.Err = err
+				return res
 			}
-			continue
+		} else {
+			select {
+			case spec.Result <- b:
+			case <-ctx.Done():
+				b.Release()
+				res.Err = ctx.Err()
+				return res
+			}
 		}
-		select {
-		case r.result <- b:
-		case <-ctx.Done():
-			b.Release()
-			return ctx.Err()
+		batches++
+		if spec.Fault.CancelAfter > 0 && batches == spec.Fault.CancelAfter {
+			res.Err = errFaultCancel
+			return res
 		}
 	}
 }
 
-// open opens n's subtree for the attempt's task: exchanges become readers
-// of their buffers, every other node is opened over its opened children
-// with its own counters in the task context. Every stream is wrapped to
-// count rows, batches, bytes and time.
-func (r *attemptRun) open(n exec.Node) (exec.Stream, error) {
-	op := r.stats.For(r.graph.NodeID(n))
+// opener opens a stage's tree for one attempt.
+type opener struct {
+	spec *AttemptSpec
+	ev   AttemptEvents
+	tc   *exec.TaskContext
+}
+
+// open opens n's subtree: exchanges become readers of their buffers, every
+// other node is opened over its opened children with its own counters in
+// the task context. Every stream is wrapped to count rows, batches, bytes
+// and time.
+func (o *opener) open(n exec.Node) (exec.Stream, error) {
+	op := o.spec.Stats.For(o.spec.Graph.NodeID(n))
 	if ex, ok := n.(*shuffle.Exchange); ok {
-		buf := r.inputs[ex]
+		buf := o.spec.Inputs[ex]
 		if buf == nil {
-			return nil, fmt.Errorf("%w: stage %d reads an exchange with no buffer", exec.ErrInternal, r.tc.Stage)
+			return nil, fmt.Errorf("%w: stage %d reads an exchange with no buffer", exec.ErrInternal, o.spec.Stage)
 		}
-		return instrument(op, shuffle.OpenReader(buf, r.tc.Stage, r.tc.Task, r.tc.Parallelism, r.tc.Alloc)), nil
+		r := shuffle.OpenReader(buf, o.spec.Stage, o.spec.Task, o.spec.Parallelism, o.tc.Alloc)
+		return instrument(op, &inputStream{s: r, ev: o.ev}), nil
 	}
 	kids := n.Children()
 	inputs := make([]exec.Stream, 0, len(kids))
 	for _, c := range kids {
-		s, err := r.open(c)
+		s, err := o.open(c)
 		if err != nil {
 			closeStreams(inputs)
 			return nil, err
 		}
 		inputs = append(inputs, s)
 	}
-	tc := r.tc
+	tc := o.tc
 	if op != nil {
-		own := *r.tc
+		own := *o.tc
 		own.Op = op
 		tc = &own
 	}
@@ -169,6 +151,22 @@ func closeStreams(ss []exec.Stream) {
 		s.Close()
 	}
 }
+
+// inputStream reports the bytes an attempt reads from an exchange.
+type inputStream struct {
+	s  exec.Stream
+	ev AttemptEvents
+}
+
+func (i *inputStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	b, err := i.s.Next(ctx)
+	if b != nil {
+		i.ev.ReadBytes(exec.BatchBytes(b))
+	}
+	return b, err
+}
+
+func (i *inputStream) Close() { i.s.Close() }
 
 func instrument(op *exec.OperatorStats, s exec.Stream) exec.Stream {
 	if op == nil {

@@ -91,16 +91,17 @@ func waitsFor(s, t *Stage, seen map[*Stage]bool) bool {
 	return false
 }
 
-// decide fixes, once the build stage finished, whether the join switches.
-func (sw *broadcastSwitch) decide(threshold int64) {
+// decide fixes, once the build stage finished, whether the join switches,
+// from what the build stage wrote (its output buffer).
+func (sw *broadcastSwitch) decide(build *shuffle.Buffer, threshold int64) {
 	if sw.decided {
 		return
 	}
 	sw.decided = true
-	if sw.build.OutBuffer == nil {
+	if build == nil {
 		return
 	}
-	sw.buildBytes = sw.build.OutBuffer.TotalBytes()
+	sw.buildBytes = build.TotalBytes()
 	sw.switched = policy.SwitchToBroadcast(sw.buildBytes, threshold)
 }
 
@@ -125,7 +126,9 @@ func (sw *broadcastSwitch) plan(bufs map[*shuffle.Exchange]*shuffle.Buffer, p in
 	}
 }
 
-func (sw *broadcastSwitch) String() string {
+// describe is the switch for EXPLAIN ANALYZE; p is the probe stage's
+// parallelism.
+func (sw *broadcastSwitch) describe(p int) string {
 	return fmt.Sprintf("broadcast switch: %s join's build side (Stage %d) wrote %s, under the broadcast threshold; the probe side (Stage %d) was not shuffled and the join ran on its %d tasks",
-		sw.shape.join.JoinType(), sw.build.ID, policy.FormatBytes(sw.buildBytes), sw.probe.ID, sw.probe.Parallelism)
+		sw.shape.join.JoinType(), sw.build.ID, policy.FormatBytes(sw.buildBytes), sw.probe.ID, p)
 }

@@ -1,14 +1,17 @@
-// Package runtime runs physical plans: it cuts a plan into a job graph of
-// stages at its shuffle.Exchange nodes (BuildJobGraph), schedules the
-// stages' tasks on worker slots once their inputs are complete, opens each
-// task's tree with exchange readers as inputs and a writer as output, and
-// applies the adaptive policies of package policy (parallelism, key-group
-// ranges, skew splits, the broadcast switch) to the statistics its
-// producers left. Explain renders a graph, with its run-time decisions and
-// counters after a run (EXPLAIN ANALYZE).
+// Package runtime runs physical plans. It cuts a plan into an immutable
+// job graph of stages at its shuffle.Exchange nodes (BuildJobGraph); each
+// run keeps what it decided and did in its own execution graph (stage
+// runs, tasks, attempts with their states and workers). The scheduler is
+// an event loop: it starts a stage once its inputs are complete, decides
+// its parallelism and what each task reads by applying the adaptive
+// policies of package policy to the statistics its producers left, places
+// the tasks' attempts on free worker slots, and commits the attempt of
+// each task that finishes first (its output in the shuffle store, its
+// nodes' staged effects) while discarding the others. Explain renders a
+// job graph (EXPLAIN) or a finished run (EXPLAIN ANALYZE).
 //
 // The runtime learns what it needs of an operator (must it run as one
 // task, how big is a source, which inputs may be split, which dynamic
-// filters it produces or waits for) from the declarations in package exec,
-// never from an operator's concrete type.
+// filters it produces or waits for, what it stages per attempt) from the
+// declarations in package exec, never from an operator's concrete type.
 package runtime

@@ -113,12 +113,12 @@ func dppPlan(tb *hive.Table, dim exec.Node, factCol int) (root exec.Node, scan *
 }
 
 // runAll runs root and returns the values of result column 1 ("v").
-func runAll(t *testing.T, root exec.Node, mem memory.Allocator, stats *exec.QueryStats) ([]string, *runtime.JobGraph) {
+func runAll(t *testing.T, root exec.Node, mem memory.Allocator, stats *exec.QueryStats) ([]string, *runtime.ExecutionGraph) {
 	t.Helper()
 	return runWith(t, root, runtime.RunConfig{Parallelism: 2, Slots: 2, Alloc: mem, Stats: stats})
 }
 
-func runWith(t *testing.T, root exec.Node, cfg runtime.RunConfig) ([]string, *runtime.JobGraph) {
+func runWith(t *testing.T, root exec.Node, cfg runtime.RunConfig) ([]string, *runtime.ExecutionGraph) {
 	t.Helper()
 	e, err := runtime.Run(context.Background(), root, cfg)
 	if err != nil {
@@ -154,7 +154,11 @@ func TestDynamicPartitionPruningRun(t *testing.T) {
 	tb := dppFact(t)
 	root, scan, _ := dppPlan(tb, dimValues(arrow.PrimitiveTypes.Int32, int32(2), int32(5), nil, int32(9)), factDay)
 
-	plan := runtime.Explain(root, nil, nil)
+	jg, err := runtime.BuildJobGraph(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := jg.Explain()
 	for _, want := range []string{
 		"Stage 2 (parallelism decided at run time) -> hash [day] by key group, 8 key groups waits for Stage 1 (dynamic filter)",
 		"OrderEnforce(after collector 1)",
@@ -179,13 +183,13 @@ func TestDynamicPartitionPruningRun(t *testing.T) {
 		}
 	}
 	sDim, sScan := g.Stages[0], g.Stages[1]
-	if len(sScan.DependsOn) != 1 || sScan.DependsOn[0] != sDim {
-		t.Fatalf("scan stage depends on %v", sScan.DependsOn)
+	if len(sScan.Stage.DependsOn) != 1 || sScan.Stage.DependsOn[0] != sDim.Stage {
+		t.Fatalf("scan stage depends on %v", sScan.Stage.DependsOn)
 	}
 	if sScan.Start.Before(sDim.End) {
 		t.Fatal("the scan stage started before the collector's stage ended")
 	}
-	sc := &stats.For(g.NodeID(scan)).Scan
+	sc := &stats.For(g.Job.NodeID(scan)).Scan
 	if !sc.Dynamic() || sc.PartitionsTotal.Load() != 7 || sc.PartitionsKept.Load() != 2 || sc.RowGroupsKept.Load() != 8 || sc.RowGroupsTotal.Load() != 28 ||
 		sc.Files.Load() != 2 || sc.FilesPruned.Load() != 5 || sc.RowsRead.Load() != 400 || sc.RowsKept.Load() != 400 || sc.BytesRead.Load() <= 0 ||
 		len(sc.Ledger()) != 1 || sc.Ledger()[0] != (exec.CollectorLedger{Collector: 1, Exact: true, Keys: 3}) {
@@ -194,7 +198,7 @@ func TestDynamicPartitionPruningRun(t *testing.T) {
 	if sc.FilterWait() <= 0 {
 		t.Fatalf("no filter wait noted: %v", sc.FilterWait())
 	}
-	analyze := runtime.Explain(root, stats, g)
+	analyze := g.Explain(stats)
 	for _, want := range []string{"ledger: partitions 2/7, files 2/7, row groups 8/28, rows 400/400 kept, bytes ", "filter wait ", "collector 1 keys 3"} {
 		if !strings.Contains(analyze, want) {
 			t.Errorf("EXPLAIN ANALYZE lacks %q:\n%s", want, analyze)
@@ -216,7 +220,7 @@ func TestDynamicRowGroupAndRowPruning(t *testing.T) {
 	if strings.Join(sortedCopy(got), ",") != "v1210,v30,v7" {
 		t.Fatalf("rows %v", got)
 	}
-	sc := &stats.For(g.NodeID(scan)).Scan
+	sc := &stats.For(g.Job.NodeID(scan)).Scan
 	// 7 and 30 share row group 0 of day 1; 1210 is in the NULL partition's
 	// first row group (ids 1200..1249).
 	if sc.PartitionsKept.Load() != 7 || sc.RowGroupsKept.Load() != 2 || sc.RowsRead.Load() != 100 || sc.RowsKept.Load() != 3 {
@@ -241,7 +245,7 @@ func TestDynamicDegradedRun(t *testing.T) {
 	if len(got) != len(keys) {
 		t.Fatalf("%d rows %v", len(got), got)
 	}
-	sc := &stats.For(g.NodeID(scan)).Scan
+	sc := &stats.For(g.Job.NodeID(scan)).Scan
 	if l := sc.Ledger(); len(l) != 1 || l[0].Exact || l[0].Bloom <= 0 || sc.RowsKept.Load() < 22 || sc.RowGroupsKept.Load() != 22 {
 		t.Fatalf("ledger %+v %+v", scanCounts(sc), sc.Ledger())
 	}
@@ -317,9 +321,9 @@ func TestPlanRunsTwice(t *testing.T) {
 	defer mem.AssertSize(t, 0)
 	tb := dppFact(t)
 	root, scan, _ := dppPlan(tb, dimValues(arrow.PrimitiveTypes.Int32, int32(2), int32(5), nil, int32(9)), factDay)
-	check := func(got []string, stats *exec.QueryStats, g *runtime.JobGraph) {
+	check := func(got []string, stats *exec.QueryStats, g *runtime.ExecutionGraph) {
 		t.Helper()
-		sc := &stats.For(g.NodeID(scan)).Scan
+		sc := &stats.For(g.Job.NodeID(scan)).Scan
 		if len(got) != 400 || sc.PartitionsKept.Load() != 2 || len(sc.Ledger()) != 1 || sc.Ledger()[0] != (exec.CollectorLedger{Collector: 1, Exact: true, Keys: 3}) {
 			t.Fatalf("%d rows, %d partitions kept, ledger %+v", len(got), sc.PartitionsKept.Load(), sc.Ledger())
 		}
@@ -333,7 +337,7 @@ func TestPlanRunsTwice(t *testing.T) {
 	type result struct {
 		got   []string
 		stats *exec.QueryStats
-		g     *runtime.JobGraph
+		g     *runtime.ExecutionGraph
 	}
 	results := make(chan result, 2)
 	for run := 0; run < 2; run++ {
@@ -391,5 +395,72 @@ func scanCounts(sc *exec.ScanStats) map[string]int64 {
 		"partitions_kept": sc.PartitionsKept.Load(), "files": sc.Files.Load(), "files_pruned": sc.FilesPruned.Load(),
 		"row_groups_total": sc.RowGroupsTotal.Load(), "row_groups_kept": sc.RowGroupsKept.Load(),
 		"rows_read": sc.RowsRead.Load(), "rows_kept": sc.RowsKept.Load(),
+	}
+}
+
+// TestTwoAttemptsCollector: the collector's task runs as two attempts
+// (the first cancelled mid-way, or both finishing and one discarded): the
+// filter counts the task once, holds exactly the dimension's keys, the
+// join's answer is unchanged and nothing leaks.
+func TestTwoAttemptsCollector(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	tb := dppFact(t)
+	// Three batches of keys, so an attempt can stop after the first.
+	dim := func() exec.Node {
+		return &exec.UnionAll{Inputs: []exec.Node{
+			dimValues(arrow.PrimitiveTypes.Int32, int32(2)),
+			dimValues(arrow.PrimitiveTypes.Int32, int32(5), nil),
+			dimValues(arrow.PrimitiveTypes.Int32, int32(9)),
+		}}
+	}
+	for _, fault := range []runtime.AttemptFault{{Twin: true, CancelAfter: 1}, {Twin: true, BothFinish: true}} {
+		root, scan, _ := dppPlan(tb, dim(), factDay)
+		stats := exec.NewQueryStats()
+		budget := exec.NewMemoryBudget(0)
+		e, err := runtime.Run(context.Background(), root, runtime.RunConfig{
+			Parallelism: 2, Slots: 1, Alloc: mem, Memory: budget, Stats: stats,
+			Faults: func(stage, task int) runtime.AttemptFault {
+				if stage == 1 {
+					return fault
+				}
+				return runtime.AttemptFault{}
+			},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := 0
+		for {
+			b, err := e.Next(context.Background())
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows += int(b.NumRows())
+			b.Release()
+		}
+		e.Close()
+		if rows != 400 {
+			t.Fatalf("%+v: %d rows, want 400 (days 2 and 5)", fault, rows)
+		}
+		g := e.Graph()
+		task := g.Stages[0].Tasks[0]
+		if len(task.Attempts) != 2 || task.Committed == nil {
+			t.Fatalf("%+v: collector task ran %d attempts", fault, len(task.Attempts))
+		}
+		if a0 := task.Attempts[0]; fault.CancelAfter > 0 && (a0.State() != runtime.Cancelled || task.Committed != task.Attempts[1]) {
+			t.Fatalf("attempt 0 %s, committed #%d; want the first cancelled, the second committed", a0.State(), task.Committed.Number)
+		}
+		sc := &stats.For(g.Job.NodeID(scan)).Scan
+		if l := sc.Ledger(); len(l) != 1 || l[0].Keys != 3 || sc.PartitionsKept.Load() != 2 {
+			t.Fatalf("%+v: ledger %+v, partitions kept %d", fault, l, sc.PartitionsKept.Load())
+		}
+		if budget.Used() != 0 {
+			t.Fatalf("%+v: budget holds %d", fault, budget.Used())
+		}
 	}
 }

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -11,51 +12,75 @@ import (
 )
 
 // Explain renders the plan as an indented tree per stage, the result stage
-// first and producers after their consumers. With graph == nil the plan
-// is cut here (EXPLAIN without running). With stats (EXPLAIN ANALYZE,
-// after the run) every operator shows its rows, batches, bytes, time and
-// notes, and every stage its tasks, time and output. The output is
-// deterministic for the same plan and counters.
-func Explain(root exec.Node, stats *exec.QueryStats, graph *JobGraph) string {
-	if graph == nil {
-		g, err := BuildJobGraph(root)
-		if err != nil {
-			return fmt.Sprintf("cannot cut the plan into stages: %v\n", err)
-		}
-		graph = g
+// first and producers after their consumers (EXPLAIN, without running).
+// The output is deterministic for the same plan.
+func (g *JobGraph) Explain() string { return explain(g, nil, nil) }
+
+// Explain renders the run (EXPLAIN ANALYZE, after it ended): the plan as
+// JobGraph.Explain does, every stage with its decisions, tasks, attempts
+// and workers, time and output, and every operator with its counters from
+// stats. The output is deterministic for the same plan and counters.
+func (e *ExecutionGraph) Explain(stats *exec.QueryStats) string {
+	if stats == nil {
+		stats = exec.NewQueryStats()
 	}
+	return explain(e.Job, e, stats)
+}
+
+func explain(g *JobGraph, run *ExecutionGraph, stats *exec.QueryStats) string {
 	producer := map[*shuffle.Exchange]*Stage{}
-	for _, st := range graph.Stages {
+	for _, st := range g.Stages {
 		if st.Output != nil {
 			producer[st.Output] = st
 		}
 	}
-	var sb strings.Builder
-	for i := len(graph.Stages) - 1; i >= 0; i-- {
-		st := graph.Stages[i]
-		explainStageHeader(&sb, st, producer, stats != nil)
-		explainNode(&sb, graph, st.Root, 1, stats, producer)
+	x := &explainer{g: g, run: run, stats: stats, producer: producer}
+	for i := len(g.Stages) - 1; i >= 0; i-- {
+		st := g.Stages[i]
+		x.stageHeader(st)
+		explainNode(&x.sb, g, st.Root, 1, stats, producer)
 	}
-	return sb.String()
+	return x.sb.String()
 }
 
-func explainStageHeader(sb *strings.Builder, st *Stage, producer map[*shuffle.Exchange]*Stage, analyze bool) {
+type explainer struct {
+	sb       strings.Builder
+	g        *JobGraph
+	run      *ExecutionGraph // nil: plan only
+	stats    *exec.QueryStats
+	producer map[*shuffle.Exchange]*Stage
+}
+
+// out is the output buffer of stage st's run, nil before a run.
+func (x *explainer) out(st *Stage) *shuffle.Buffer {
+	if x.run == nil {
+		return nil
+	}
+	return x.run.Run(st).OutBuffer
+}
+
+func (x *explainer) stageHeader(st *Stage) {
+	sb := &x.sb
 	fmt.Fprintf(sb, "Stage %d", st.ID)
-	if st.Parallelism > 0 {
-		fmt.Fprintf(sb, " (parallelism %d)", st.Parallelism)
+	var r *StageRun
+	if x.run != nil {
+		r = x.run.Run(st)
+	}
+	if r != nil && r.Parallelism > 0 {
+		fmt.Fprintf(sb, " (parallelism %d)", r.Parallelism)
 	} else {
 		sb.WriteString(" (parallelism decided at run time)")
 	}
 	if st.Output == nil {
 		sb.WriteString(" -> result")
 	} else {
-		fmt.Fprintf(sb, " -> %s", exchangeRouting(st.Output, st.OutBuffer))
+		fmt.Fprintf(sb, " -> %s", exchangeRouting(st.Output, x.out(st)))
 	}
 	if len(st.Inputs) > 0 {
 		reads := make([]string, len(st.Inputs))
 		for i, ex := range st.Inputs {
-			p := producer[ex]
-			reads[i] = fmt.Sprintf("Stage %d [%s]", p.ID, exchangeRouting(ex, p.OutBuffer))
+			p := x.producer[ex]
+			reads[i] = fmt.Sprintf("Stage %d [%s]", p.ID, exchangeRouting(ex, x.out(p)))
 		}
 		fmt.Fprintf(sb, " <- reads %s", strings.Join(reads, ", "))
 	}
@@ -71,51 +96,102 @@ func explainStageHeader(sb *strings.Builder, st *Stage, producer map[*shuffle.Ex
 		fmt.Fprintf(sb, " waits for %s", strings.Join(ids, ", "))
 	}
 	sb.WriteString("\n")
-	if analyze {
-		fmt.Fprintf(sb, "  tasks=%d time=%s rows=%d bytes=%s", len(st.Tasks), fmtDuration(st.Duration()), st.Rows(), policy.FormatBytes(st.Bytes()))
-		if b := st.OutBuffer; b != nil && b.Subpartitions > 1 {
-			var maxKG int64
-			for _, n := range b.SubpartitionBytes() {
-				maxKG = max(maxKG, n)
-			}
-			fmt.Fprintf(sb, " shuffled=%s largest-key-group=%s", policy.FormatBytes(b.TotalBytes()), policy.FormatBytes(maxKG))
+	if r == nil {
+		return
+	}
+	fmt.Fprintf(sb, "  tasks=%d time=%s rows=%d bytes=%s", len(r.Tasks), fmtDuration(r.Duration()), r.Rows(), policy.FormatBytes(r.Bytes()))
+	if b := r.OutBuffer; b != nil && b.Subpartitions > 1 {
+		var maxKG int64
+		for _, n := range b.SubpartitionBytes() {
+			maxKG = max(maxKG, n)
 		}
-		if len(st.Tasks) > 1 {
-			var slow time.Duration
-			for _, t := range st.Tasks {
-				for _, a := range t.Attempts {
-					if !a.Start.IsZero() && !a.End.IsZero() {
-						slow = max(slow, a.End.Sub(a.Start))
-					}
-				}
+		fmt.Fprintf(sb, " shuffled=%s largest-key-group=%s", policy.FormatBytes(b.TotalBytes()), policy.FormatBytes(maxKG))
+	}
+	if len(r.Tasks) > 1 {
+		var slow time.Duration
+		for _, t := range r.Tasks {
+			if a := t.Committed; a != nil && !a.Start.IsZero() && !a.End.IsZero() {
+				slow = max(slow, a.End.Sub(a.Start))
 			}
-			fmt.Fprintf(sb, " slowest-task=%s", fmtDuration(slow))
 		}
-		sb.WriteString("\n")
-		explainAdaptive(sb, st)
+		fmt.Fprintf(sb, " slowest-task=%s", fmtDuration(slow))
+	}
+	sb.WriteString("\n")
+	explainAttempts(sb, r)
+	explainAdaptive(sb, r)
+}
+
+// explainAttempts says where the stage's attempts ran: one line counting
+// tasks per worker when every task ran once, and a line per task that ran
+// as several attempts, each with its worker, slot and end.
+func explainAttempts(sb *strings.Builder, r *StageRun) {
+	perWorker := map[string]int{}
+	var workers []string
+	for _, t := range r.Tasks {
+		for _, a := range t.Attempts {
+			if a.Worker == "" {
+				continue
+			}
+			if perWorker[a.Worker] == 0 {
+				workers = append(workers, a.Worker)
+			}
+			perWorker[a.Worker]++
+		}
+	}
+	if len(workers) == 0 {
+		return
+	}
+	sort.Strings(workers)
+	parts := make([]string, len(workers))
+	for i, w := range workers {
+		parts[i] = fmt.Sprintf("%s (%d)", w, perWorker[w])
+	}
+	fmt.Fprintf(sb, "  attempts on workers: %s\n", strings.Join(parts, ", "))
+	for _, t := range r.Tasks {
+		if len(t.Attempts) < 2 {
+			continue
+		}
+		parts := make([]string, len(t.Attempts))
+		for i, a := range t.Attempts {
+			p := fmt.Sprintf("attempt %d", a.Number)
+			if a.Worker != "" {
+				p += fmt.Sprintf(" on %s slot %d", a.Worker, a.Slot)
+			}
+			p += " " + a.State().String()
+			if !a.Start.IsZero() && !a.End.IsZero() {
+				p += " after " + fmtDuration(a.End.Sub(a.Start))
+			}
+			if a == t.Committed {
+				p += ", committed"
+			} else if a.State() != Created {
+				p += ", discarded"
+			}
+			parts[i] = p
+		}
+		fmt.Fprintf(sb, "  task %d: %s\n", t.Index, strings.Join(parts, "; "))
 	}
 }
 
 // explainAdaptive prints the scheduler's run-time decisions for a stage:
 // its parallelism and why, the bytes each task read, split key groups and
 // a switched join.
-func explainAdaptive(sb *strings.Builder, st *Stage) {
-	if st.Decision != nil {
-		fmt.Fprintf(sb, "  decided: %s\n", st.Decision)
+func explainAdaptive(sb *strings.Builder, r *StageRun) {
+	if r.Decision != nil {
+		fmt.Fprintf(sb, "  decided: %s\n", r.Decision)
 	}
-	if len(st.TaskBytes) > 0 {
-		lo, med, hi := policy.Spread(st.TaskBytes)
+	if len(r.TaskBytes) > 0 {
+		lo, med, hi := policy.Spread(r.TaskBytes)
 		what := "key-group ranges: %d tasks balanced by bytes"
-		if st.Switch != "" {
+		if r.Switch != "" {
 			what = "inputs: %d tasks, each its probe task's output and the whole build side"
 		}
-		fmt.Fprintf(sb, "  "+what+", bytes per task min=%s median=%s max=%s\n", len(st.TaskBytes), policy.FormatBytes(lo), policy.FormatBytes(med), policy.FormatBytes(hi))
+		fmt.Fprintf(sb, "  "+what+", bytes per task min=%s median=%s max=%s\n", len(r.TaskBytes), policy.FormatBytes(lo), policy.FormatBytes(med), policy.FormatBytes(hi))
 	}
-	for _, sp := range st.SkewSplits {
+	for _, sp := range r.SkewSplits {
 		fmt.Fprintf(sb, "  skew: %s\n", sp)
 	}
-	if st.Switch != "" {
-		fmt.Fprintf(sb, "  %s\n", st.Switch)
+	if r.Switch != "" {
+		fmt.Fprintf(sb, "  %s\n", r.Switch)
 	}
 }
 
@@ -127,22 +203,20 @@ func exchangeRouting(ex *shuffle.Exchange, buf *shuffle.Buffer) string {
 	}
 	switch ex.Kind {
 	case shuffle.Hash:
-		keys := make([]string, len(ex.Keys))
-		for i, k := range ex.Keys {
-			keys[i] = k.String()
-		}
 		kg := ex.MaxParallelism
 		if buf != nil {
 			kg = buf.Subpartitions
 		}
 		if kg > 0 {
-			return fmt.Sprintf("hash [%s] by key group, %d key groups", strings.Join(keys, ", "), kg)
+			return fmt.Sprintf("hash [%s] by key group, %d key groups", ex.KeyList(), kg)
 		}
-		return fmt.Sprintf("hash [%s] by key group, default key groups", strings.Join(keys, ", "))
+		return fmt.Sprintf("hash [%s] by key group, default key groups", ex.KeyList())
 	case shuffle.Broadcast:
 		return "broadcast"
 	case shuffle.Gather:
 		return "gather"
+	case shuffle.Forward:
+		return "forward"
 	}
 	return ex.Kind.String()
 }

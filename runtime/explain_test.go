@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -28,7 +29,11 @@ func explainPlan() (root exec.Node, hashSrc, bcastSrc exec.Node) {
 
 func TestExplainPlanOnly(t *testing.T) {
 	root, _, _ := explainPlan()
-	got := Explain(root, nil, nil)
+	g, err := BuildJobGraph(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := g.Explain()
 	want := `Stage 3 (parallelism decided at run time) -> result <- reads Stage 1 [hash [key] by key group, 16 key groups], Stage 2 [broadcast]
   TagTask
     Concat
@@ -53,20 +58,27 @@ func TestExplainAnalyzeGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	t0 := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
-	for i, st := range g.Stages {
-		st.Parallelism = 2
-		if st.Output != nil && st.Output.Kind == shuffle.Broadcast {
-			st.Parallelism = 1
+	eg := newExecutionGraph(g)
+	for i, r := range eg.Stages {
+		r.Parallelism = 2
+		if r.Stage.Output != nil && r.Stage.Output.Kind == shuffle.Broadcast {
+			r.Parallelism = 1
 		}
-		st.Start, st.End = t0, t0.Add(time.Duration(i+1)*1500*time.Microsecond)
-		for k := 0; k < st.Parallelism; k++ {
-			task := &Task{Stage: st, Index: k}
-			task.Attempts = []*Attempt{{Task: task, Start: t0, End: t0.Add(time.Duration(k+1) * time.Millisecond)}}
-			st.Tasks = append(st.Tasks, task)
+		r.Start, r.End = t0, t0.Add(time.Duration(i+1)*1500*time.Microsecond)
+		for k := 0; k < r.Parallelism; k++ {
+			task := &TaskRun{Stage: r, Index: k}
+			att := &Attempt{Task: task, Worker: fmt.Sprintf("tm-%d", k%2), Slot: 0, Start: t0, End: t0.Add(time.Duration(k+1) * time.Millisecond), state: Finished}
+			task.Attempts, task.Committed = []*Attempt{att}, att
+			r.Tasks = append(r.Tasks, task)
 		}
-		st.rows.Store(int64(100 * (i + 1)))
-		st.bytes.Store(int64(3000 * (i + 1)))
+		r.rows = int64(100 * (i + 1))
+		r.bytes = int64(3000 * (i + 1))
 	}
+	// Task 1 of the result stage ran twice: attempt 0 was cancelled.
+	res := eg.Result.Tasks[1]
+	lost := &Attempt{Task: res, Number: 0, Worker: "tm-0", Slot: 1, Start: t0, End: t0.Add(500 * time.Microsecond), state: Cancelled}
+	res.Attempts[0].Number = 1
+	res.Attempts = []*Attempt{lost, res.Attempts[0]}
 	stats := exec.NewQueryStats()
 	set := func(n exec.Node, rows, batches, bytes int64, d time.Duration) {
 		s := stats.For(g.NodeID(n))
@@ -86,18 +98,22 @@ func TestExplainAnalyzeGolden(t *testing.T) {
 	sc.FilesPruned.Store(1)
 	sc.RowGroupsTotal.Store(8)
 	sc.RowGroupsKept.Store(5)
-	got := Explain(root, stats, g)
+	got := eg.Explain(stats)
 	want := `Stage 3 (parallelism 2) -> result <- reads Stage 1 [hash [key] by key group, 16 key groups], Stage 2 [broadcast]
   tasks=2 time=4.5ms rows=300 bytes=8.8KiB slowest-task=2ms
+  attempts on workers: tm-0 (2), tm-1 (1)
+  task 1: attempt 0 on tm-0 slot 1 cancelled after 500µs, discarded; attempt 1 on tm-1 slot 0 finished after 2ms, committed
   TagTask  [rows=210 batches=4 bytes=4.9KiB time=3ms]
     Concat  [rows=0 batches=0 bytes=0B time=0s]
       Exchange(hash [key], 16 key groups) <- Stage 1  [rows=0 batches=0 bytes=0B time=0s]
       Exchange(broadcast) <- Stage 2  [rows=0 batches=0 bytes=0B time=0s]
 Stage 2 (parallelism 1) -> broadcast
   tasks=1 time=3ms rows=200 bytes=5.9KiB
+  attempts on workers: tm-0 (1)
   Dims  [rows=5 batches=1 bytes=100B time=30µs]
 Stage 1 (parallelism 2) -> hash [key] by key group, 16 key groups
   tasks=2 time=1.5ms rows=100 bytes=2.9KiB slowest-task=2ms
+  attempts on workers: tm-0 (1), tm-1 (1)
   Facts  [rows=200 batches=20 bytes=4.0KiB time=2ms bytes_read=12345 files=3 files_pruned=1 row_groups=5/8]
 `
 	if got != want {
@@ -128,7 +144,7 @@ func TestExplainAfterRun(t *testing.T) {
 		b.Release()
 	}
 	e.Close()
-	got := Explain(root, stats, e.Graph())
+	got := e.Graph().Explain(stats)
 	for _, want := range []string{
 		"Stage 3 (parallelism 2) -> result <- reads Stage 1 [hash [key] by key group, 16 key groups], Stage 2 [broadcast]",
 		"Stage 2 (parallelism 2) -> broadcast",
@@ -140,6 +156,7 @@ func TestExplainAfterRun(t *testing.T) {
 		"Exchange(broadcast) <- Stage 2  [rows=20 ",
 		"Exchange(hash [key], 16 key groups) <- Stage 1  [rows=200 ",
 		"shuffled=",
+		"attempts on workers: tm-0 (2)",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("EXPLAIN ANALYZE lacks %q:\n%s", want, got)

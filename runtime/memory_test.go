@@ -43,7 +43,7 @@ func TestShuffleChargesRowsOnce(t *testing.T) {
 	for _, st := range g.Stages[:2] {
 		got := st.OutBuffer.TotalBytes()
 		if float64(got) > 1.2*rowBytes || got < rowBytes {
-			t.Errorf("%s charged %d bytes for %d bytes of rows (%.2fx)", st.Output, got, rowBytes, float64(got)/rowBytes)
+			t.Errorf("%s charged %d bytes for %d bytes of rows (%.2fx)", st.Stage.Output, got, rowBytes, float64(got)/rowBytes)
 		}
 	}
 	if peak := budget.Peak(); float64(peak) > 1.2*2*rowBytes {

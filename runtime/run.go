@@ -23,7 +23,11 @@ type RunConfig struct {
 	// set their own (pipeline.max-parallelism). Zero means
 	// keygroup.DefaultMaxParallelism(Parallelism).
 	MaxParallelism int
-	// Slots is how many tasks run at once. Zero means GOMAXPROCS.
+	// Workers run the attempts; the scheduler places each on a free slot.
+	// Empty means one in-process worker, tm-0, of Slots slots.
+	Workers []Worker
+	// Slots is the slot count of the default worker. Zero means
+	// GOMAXPROCS.
 	Slots int
 	// Alloc allocates every buffer; nil means memory.DefaultAllocator.
 	Alloc memory.Allocator
@@ -42,13 +46,17 @@ type RunConfig struct {
 	// skewed join key groups and switches small shuffled joins to
 	// broadcast at run time (package policy).
 	Adaptive policy.AdaptiveConfig
+	// Faults, when set, is a test and fault-injection facility: the fault
+	// to inject into each task, by stage ID and task index (see
+	// AttemptFault). Nil injects none.
+	Faults func(stage, task int) AttemptFault
 }
 
 // Execution is a running query. Read its result with Next until io.EOF,
 // and always Close it.
 type Execution struct {
 	schema  *arrow.Schema
-	graph   *JobGraph
+	graph   *ExecutionGraph
 	cancel  context.CancelFunc
 	results chan arrow.RecordBatch
 	done    chan struct{} // closed once every goroutine of the query ended
@@ -72,8 +80,8 @@ func Run(ctx context.Context, root exec.Node, cfg RunConfig) (*Execution, error)
 	return RunGraph(ctx, g, cfg)
 }
 
-// RunGraph runs an already cut plan, for callers that add edges to the
-// graph first (Stage.DependsOn). A graph runs once.
+// RunGraph runs an already cut plan. A job graph may run any number of
+// times, also concurrently: each run has its own ExecutionGraph.
 func RunGraph(ctx context.Context, g *JobGraph, cfg RunConfig) (*Execution, error) {
 	if cfg.Parallelism <= 0 {
 		cfg.Parallelism = goruntime.GOMAXPROCS(0)
@@ -84,6 +92,9 @@ func RunGraph(ctx context.Context, g *JobGraph, cfg RunConfig) (*Execution, erro
 	if cfg.Alloc == nil {
 		cfg.Alloc = memory.DefaultAllocator
 	}
+	if len(cfg.Workers) == 0 {
+		cfg.Workers = NewLocalPool(1, cfg.Slots)
+	}
 	if g == nil || g.Result == nil {
 		return nil, fmt.Errorf("%w: no job graph to run", exec.ErrInternal)
 	}
@@ -93,7 +104,7 @@ func RunGraph(ctx context.Context, g *JobGraph, cfg RunConfig) (*Execution, erro
 	qctx, cancel := context.WithCancel(ctx)
 	e := &Execution{
 		schema:  g.Result.Root.Schema(),
-		graph:   g,
+		graph:   newExecutionGraph(g),
 		cancel:  cancel,
 		results: make(chan arrow.RecordBatch, 1),
 		done:    make(chan struct{}),
@@ -105,8 +116,8 @@ func RunGraph(ctx context.Context, g *JobGraph, cfg RunConfig) (*Execution, erro
 	}
 	go func() {
 		e.setErr(s.run(qctx))
-		// Every sender has ended (run waited for all tasks), so closing is
-		// safe; readers drain what is left.
+		// Every sender has ended (run waited for every attempt), so closing
+		// is safe; readers drain what is left.
 		close(e.results)
 		close(e.done)
 	}()
@@ -194,6 +205,7 @@ func (e *Execution) Err() error {
 	return e.err
 }
 
-// Graph is the query's job graph; after the run (io.EOF or Close) it holds
-// each stage's parallelism, tasks, time, rows and bytes.
-func (e *Execution) Graph() *JobGraph { return e.graph }
+// Graph is the query's execution graph; after the run (io.EOF or Close)
+// it holds each stage's parallelism and decisions, each task's attempts
+// with their workers, times, rows and bytes.
+func (e *Execution) Graph() *ExecutionGraph { return e.graph }

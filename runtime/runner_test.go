@@ -107,10 +107,10 @@ func TestHashExchangeEveryRowOnceInItsKeyGroupsTask(t *testing.T) {
 	if budget.Used() != 0 || budget.Peak() <= 0 {
 		t.Fatalf("shuffle memory: used %d peak %d", budget.Used(), budget.Peak())
 	}
-	if got := stats.For(e.Graph().NodeID(plan)).Rows.Load(); got != int64(total) {
+	if got := stats.For(e.Graph().Job.NodeID(plan)).Rows.Load(); got != int64(total) {
 		t.Fatalf("TagTask stats rows %d", got)
 	}
-	if got := stats.For(e.Graph().NodeID(src)).Rows.Load(); got != int64(total) {
+	if got := stats.For(e.Graph().Job.NodeID(src)).Rows.Load(); got != int64(total) {
 		t.Fatalf("source stats rows %d", got)
 	}
 }

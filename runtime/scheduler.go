@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -12,15 +13,23 @@ import (
 	"github.com/fsql-dev/fsql/shuffle/keygroup"
 )
 
-// scheduler runs a JobGraph's stages on a worker: a stage starts when all
-// its producers and dependencies finished (blocking shuffle), so a task
-// only takes a slot once its inputs are complete and slots cannot
-// deadlock. Its loop owns all stage bookkeeping; tasks report back on done.
+// scheduler runs one ExecutionGraph of a JobGraph. It is an event loop: a
+// stage's tasks are created when all its producers and dependencies
+// finished (blocking shuffle), so an attempt only takes a slot once its
+// inputs are complete and slots cannot deadlock; created attempts wait in
+// a queue until the scheduler places them on a free worker slot; workers
+// report each attempt's end as an event, and the loop commits or discards
+// it. All bookkeeping (stage and task runs, slots, buffers) belongs to
+// the loop.
 type scheduler struct {
-	g      *JobGraph
-	cfg    *RunConfig
-	worker *Worker
-	exec   *Execution
+	g       *JobGraph
+	eg      *ExecutionGraph
+	cfg     *RunConfig
+	exec    *Execution
+	workers []Worker
+	busy    [][]bool // [worker][slot]
+	running []int    // attempts on each worker
+
 	// services is what every task context of the run starts from: the
 	// allocator, the memory budget and the run's dynamic-filter
 	// coordinator, which operators find their share of by ID.
@@ -28,37 +37,53 @@ type scheduler struct {
 
 	buffers  map[*shuffle.Exchange]*shuffle.Buffer
 	keyGroup map[*shuffle.Exchange]int // resolved key-group count of hash exchanges
-	finished map[*Stage]bool
-	started  map[*Stage]bool
-	left     map[*Stage]int // unfinished tasks
-	// readers counts, per exchange, the consumer stages still to finish
-	// reading it; the last one releases its buffer.
-	readers map[*shuffle.Exchange]int
-	done    chan taskDone
-	wg      sync.WaitGroup
+	queue    []*Attempt                // created, waiting for a slot
+	live     int                       // attempts placed and not ended
+	events   chan attemptEnded
+	wg       sync.WaitGroup
+	failure  error
 
 	// Run-time broadcast switches by probe stage and by join stage.
 	switchByProbe, switchByJoin map[*Stage]*broadcastSwitch
 }
 
-type taskDone struct {
+// attemptEnded is a worker's report that an attempt ended.
+type attemptEnded struct {
 	att *Attempt
-	err error
+	res AttemptResult
 }
+
+// attemptEvents relays a worker's reports on one attempt to the loop.
+type attemptEvents struct {
+	s   *scheduler
+	att *Attempt
+}
+
+func (e attemptEvents) Started() {
+	// Scheduled -> Running cannot fail; a refusal would be a bookkeeping
+	// bug that the end event reports.
+	_ = e.att.transition(Running)
+}
+
+func (e attemptEvents) ReadBytes(n int64) { e.att.InputBytes.Add(n) }
+
+func (e attemptEvents) Ended(r AttemptResult) { e.s.events <- attemptEnded{att: e.att, res: r} }
 
 func newScheduler(g *JobGraph, cfg *RunConfig, e *Execution) (*scheduler, error) {
 	s := &scheduler{
-		g: g, cfg: cfg, worker: NewWorker(cfg.Slots), exec: e,
+		g: g, eg: e.graph, cfg: cfg, exec: e, workers: cfg.Workers,
 		buffers: map[*shuffle.Exchange]*shuffle.Buffer{}, keyGroup: map[*shuffle.Exchange]int{},
-		finished: map[*Stage]bool{}, started: map[*Stage]bool{}, left: map[*Stage]int{},
-		readers:       map[*shuffle.Exchange]int{},
-		done:          make(chan taskDone),
+		events:        make(chan attemptEnded),
 		switchByProbe: map[*Stage]*broadcastSwitch{}, switchByJoin: map[*Stage]*broadcastSwitch{},
 		services: exec.TaskContext{
 			Alloc: cfg.Alloc, Memory: cfg.Memory,
 			DynamicFilters: pruning.NewCoordinator(pruning.CoordinatorConfig{MaxValues: cfg.DynamicFilterMaxValues}),
 		},
 	}
+	for _, w := range s.workers {
+		s.busy = append(s.busy, make([]bool, max(w.Slots(), 0)))
+	}
+	s.running = make([]int, len(s.workers))
 	if cfg.Adaptive.Enabled && cfg.Adaptive.BroadcastThreshold > 0 {
 		for _, sw := range findSwitches(g) {
 			s.switchByProbe[sw.probe] = sw
@@ -104,74 +129,295 @@ func newScheduler(g *JobGraph, cfg *RunConfig, e *Execution) (*scheduler, error)
 	return s, nil
 }
 
-// run drives the graph to the end and returns the query's error (nil on
-// success). When it returns every task goroutine has ended and every
-// exchange buffer is released.
-func (s *scheduler) run(ctx context.Context) error {
-	var failure error
-	fail := func(err error) {
-		if failure == nil {
-			failure = err
-			s.exec.setErr(err)
-		}
+// FreeSlots is the number of attempts the workers can take now: the sum
+// over workers of their slots minus the attempts running there. It is the
+// one definition of free capacity the adaptive rules, speculation and
+// hybrid shuffle read.
+func (s *scheduler) FreeSlots() int {
+	n := 0
+	for i, w := range s.workers {
+		n += w.Slots() - s.running[i]
 	}
-	running := 0
+	return n
+}
+
+// fail records the query's first error and stops the query.
+func (s *scheduler) fail(err error) {
+	if s.failure == nil {
+		s.failure = err
+		s.exec.setErr(err)
+	}
+}
+
+// run drives the graph to the end and returns the query's error (nil on
+// success). When it returns every attempt has ended and every exchange
+// buffer is released.
+func (s *scheduler) run(ctx context.Context) error {
 	defer func() {
 		for _, b := range s.buffers {
 			b.Release()
 		}
 	}()
 	for {
-		if failure == nil && ctx.Err() == nil {
-			for _, st := range s.g.Stages {
-				if s.started[st] || !st.ready(s.finished) || s.waitsForBuild(st) {
-					continue
-				}
-				n, err := s.launch(ctx, st)
-				if err != nil {
-					fail(err)
-					break
-				}
-				running += n
-			}
+		if s.failure == nil && ctx.Err() == nil {
+			s.launchReady(ctx)
+			s.place(ctx)
+		} else {
+			s.dropQueue()
 		}
-		if running == 0 {
+		if s.live == 0 {
 			break
 		}
-		d := <-s.done
-		running--
-		st := d.att.Task.Stage
-		if d.err != nil {
-			fail(d.err)
-			continue
-		}
-		s.left[st]--
-		if s.left[st] == 0 {
-			s.finishStage(st)
-		}
+		ev := <-s.events
+		s.ended(ctx, ev)
 	}
 	s.wg.Wait()
-	if failure == nil {
+	if s.failure == nil {
 		if err := ctx.Err(); err != nil {
-			failure = err
-		} else if !s.finished[s.g.Result] {
-			failure = fmt.Errorf("%w: the scheduler stopped before the result stage finished", exec.ErrInternal)
+			s.failure = err
+		} else if !s.eg.Result.finished {
+			s.failure = fmt.Errorf("%w: the scheduler stopped before the result stage finished", exec.ErrInternal)
 		}
 	}
-	return failure
+	return s.failure
+}
+
+// launchReady launches every stage whose producers and dependencies
+// finished.
+func (s *scheduler) launchReady(ctx context.Context) {
+	for _, r := range s.eg.Stages {
+		if r.started || !s.ready(r.Stage) || s.waitsForBuild(r.Stage) {
+			continue
+		}
+		if err := s.launch(ctx, r); err != nil {
+			s.fail(err)
+			return
+		}
+	}
+}
+
+// ready reports whether every producer and dependency of st finished.
+func (s *scheduler) ready(st *Stage) bool {
+	for _, p := range st.Producers {
+		if !s.eg.Run(p).finished {
+			return false
+		}
+	}
+	for _, p := range st.DependsOn {
+		if !s.eg.Run(p).finished {
+			return false
+		}
+	}
+	return true
 }
 
 // waitsForBuild holds back the probe stage of a switchable join until the
 // join's build stage finished, so the switch can still be made.
 func (s *scheduler) waitsForBuild(st *Stage) bool {
 	sw := s.switchByProbe[st]
-	return sw != nil && !s.finished[sw.build]
+	return sw != nil && !s.eg.Run(sw.build).finished
+}
+
+// place puts queued attempts on free slots, first come first served, each
+// on the worker with the most free slots.
+func (s *scheduler) place(ctx context.Context) {
+	for len(s.queue) > 0 && s.FreeSlots() > 0 {
+		att := s.queue[0]
+		s.queue = s.queue[1:]
+		w := 0
+		for i := range s.workers {
+			if s.workers[i].Slots()-s.running[i] > s.workers[w].Slots()-s.running[w] {
+				w = i
+			}
+		}
+		slot := 0
+		for slot < len(s.busy[w]) && s.busy[w][slot] {
+			slot++
+		}
+		if err := att.transition(Scheduled); err != nil {
+			s.fail(fmt.Errorf("%w: %v", exec.ErrInternal, err))
+			return
+		}
+		s.busy[w][slot] = true
+		s.running[w]++
+		att.Worker, att.Slot = s.workers[w].ID(), slot
+		actx, cancel := context.WithCancel(ctx)
+		att.cancel = cancel
+		s.live++
+		att.Task.Stage.live++
+		spec := s.spec(att)
+		s.wg.Add(1)
+		s.workers[w].Run(actx, spec, attemptEvents{s: s, att: att})
+	}
+}
+
+// spec is what attempt att runs.
+func (s *scheduler) spec(att *Attempt) *AttemptSpec {
+	r := att.Task.Stage
+	st := r.Stage
+	inputs := make(map[*shuffle.Exchange]*shuffle.Buffer, len(st.Inputs))
+	for _, ex := range st.Inputs {
+		inputs[ex] = s.buffers[ex]
+	}
+	spec := &AttemptSpec{
+		Stage: st.ID, Root: st.Root, Graph: s.g,
+		Task: att.Task.Index, Attempt: att.Number, Parallelism: r.Parallelism,
+		Inputs: inputs, Output: r.OutBuffer, Result: s.exec.results,
+		Services: s.services, Stats: s.cfg.Stats,
+	}
+	if att.Number == 0 && st != s.g.Result {
+		spec.Fault.CancelAfter = s.fault(r, att.Task.Index).CancelAfter
+	}
+	return spec
+}
+
+// fault is the injected fault of a task (none outside tests). The result
+// stage streams rows to the caller and cannot retract them: it runs
+// exactly one attempt, so it takes no fault.
+func (s *scheduler) fault(r *StageRun, task int) AttemptFault {
+	if s.cfg.Faults == nil || r.Stage == s.g.Result {
+		return AttemptFault{}
+	}
+	return s.cfg.Faults(r.Stage.ID, task)
+}
+
+// dropQueue cancels the attempts still waiting for a slot (the query
+// failed or was cancelled).
+func (s *scheduler) dropQueue() {
+	for _, att := range s.queue {
+		_ = att.transition(Cancelled)
+		att.Task.Stage.open--
+	}
+	s.queue = nil
+}
+
+// ended handles the end of an attempt: its slot is freed; a finished
+// attempt is committed if its task has none yet and discarded otherwise; a
+// failed or cancelled one is discarded, and fails the query when its task
+// has no other attempt left to finish it.
+func (s *scheduler) ended(ctx context.Context, ev attemptEnded) {
+	s.wg.Done()
+	att, res := ev.att, ev.res
+	task, r := att.Task, att.Task.Stage
+	for i, w := range s.workers {
+		if w.ID() == att.Worker {
+			s.busy[i][att.Slot] = false
+			s.running[i]--
+		}
+	}
+	s.live--
+	r.live--
+	r.open--
+	att.cancel()
+	att.Start, att.End, att.Rows, att.Bytes, att.Err = res.Start, res.End, res.Rows, res.Bytes, res.Err
+	state := Finished
+	switch {
+	case res.Err == nil:
+	case att.stopped.Load() || errors.Is(res.Err, errFaultCancel) || (ctx.Err() != nil && errors.Is(res.Err, ctx.Err())):
+		state = Cancelled
+	default:
+		state = Failed
+	}
+	if err := att.transition(state); err != nil {
+		s.fail(fmt.Errorf("%w: %v", exec.ErrInternal, err))
+	}
+	switch {
+	case state == Finished && task.Committed == nil:
+		if err := s.commit(att); err != nil {
+			s.fail(err)
+			break
+		}
+		s.loseOthers(att)
+	default:
+		s.discard(att)
+		if task.Committed == nil && !s.hasOther(att) && s.failure == nil {
+			err := res.Err
+			if state == Cancelled && ctx.Err() == nil {
+				err = fmt.Errorf("%w: stage %d task %d: every attempt was cancelled: %w", exec.ErrExecution, r.Stage.ID, task.Index, res.Err)
+			}
+			s.fail(err)
+		}
+	}
+	if r.committed == len(r.Tasks) && r.open == 0 && !r.finished && s.failure == nil {
+		s.finishStage(r)
+	}
+}
+
+// hasOther reports whether att's task has another attempt that may still
+// finish it.
+func (s *scheduler) hasOther(att *Attempt) bool {
+	for _, o := range att.Task.Attempts {
+		if o != att && !o.ended() {
+			return true
+		}
+	}
+	return false
+}
+
+// commit admits a finished attempt as its task's: its output and its
+// nodes' staged effects become visible.
+func (s *scheduler) commit(att *Attempt) error {
+	task, r := att.Task, att.Task.Stage
+	if b := r.OutBuffer; b != nil {
+		if err := b.Commit(task.Index, att.Number); err != nil {
+			return err
+		}
+	}
+	for _, id := range r.Stage.collectors {
+		if err := s.services.DynamicFilters.Collector(id).Commit(task.Index, att.Number); err != nil {
+			return fmt.Errorf("%w: stage %d task %d: %w", exec.ErrInternal, r.Stage.ID, task.Index, err)
+		}
+	}
+	task.Committed = att
+	r.committed++
+	r.rows += att.Rows
+	r.bytes += att.Bytes
+	return nil
+}
+
+// discard drops what att wrote and staged.
+func (s *scheduler) discard(att *Attempt) {
+	task, r := att.Task, att.Task.Stage
+	if b := r.OutBuffer; b != nil {
+		b.Discard(task.Index, att.Number)
+	}
+	for _, id := range r.Stage.collectors {
+		s.services.DynamicFilters.Collector(id).Discard(task.Index, att.Number)
+	}
+}
+
+// loseOthers stops the other attempts of a committed task: queued ones
+// never run, running ones are cancelled (they are discarded when they
+// end), unless the task's fault lets them finish.
+func (s *scheduler) loseOthers(won *Attempt) {
+	if s.fault(won.Task.Stage, won.Task.Index).BothFinish {
+		return // the test wants the others to run to their end
+	}
+	for _, o := range won.Task.Attempts {
+		if o == won || o.ended() {
+			continue
+		}
+		if o.State() == Created {
+			for i, q := range s.queue {
+				if q == o {
+					s.queue = append(s.queue[:i], s.queue[i+1:]...)
+					break
+				}
+			}
+			_ = o.transition(Cancelled)
+			o.Task.Stage.open--
+			continue
+		}
+		o.stopped.Store(true)
+		o.cancel()
+	}
 }
 
 // launch decides the stage's parallelism and what each task reads, and
-// starts its tasks.
-func (s *scheduler) launch(ctx context.Context, st *Stage) (int, error) {
-	s.started[st] = true
+// queues its tasks' attempts.
+func (s *scheduler) launch(ctx context.Context, r *StageRun) error {
+	st := r.Stage
+	r.started = true
 	inBufs := make([]*shuffle.Buffer, 0, len(st.Inputs))
 	bufs := map[*shuffle.Exchange]*shuffle.Buffer{}
 	for _, ex := range st.Inputs {
@@ -179,20 +425,28 @@ func (s *scheduler) launch(ctx context.Context, st *Stage) (int, error) {
 		inBufs = append(inBufs, b)
 		bufs[ex] = b
 	}
-	p, err := decideParallelism(ctx, st, inBufs, s.cfg, &s.services)
+	p, err := decideParallelism(ctx, r, inBufs, s.cfg, &s.services)
 	if err != nil {
-		return 0, err
+		return err
+	}
+	for i, ex := range st.Inputs {
+		if ex.Kind == shuffle.Forward {
+			// A forward edge reads producer task i in task i.
+			p = s.eg.Run(st.Producers[i]).Parallelism
+			r.Decision.Parallelism = p
+			r.Decision.Clamps = append(r.Decision.Clamps, fmt.Sprintf("set to the producer's %d tasks (forward input)", p))
+		}
 	}
 	var plan *stagePlan
 	if sw := s.switchByJoin[st]; sw != nil && sw.switched {
-		p = sw.probe.Parallelism
-		st.Decision.Parallelism = p
-		st.Decision.Clamps = append(st.Decision.Clamps, fmt.Sprintf("set to the probe side's %d tasks by the broadcast switch", p))
+		p = s.eg.Run(sw.probe).Parallelism
+		r.Decision.Parallelism = p
+		r.Decision.Clamps = append(r.Decision.Clamps, fmt.Sprintf("set to the probe side's %d tasks by the broadcast switch", p))
 		plan = sw.plan(bufs, p)
-		st.Switch = sw.String()
+		r.Switch = sw.describe(p)
 	} else if s.cfg.Adaptive.Enabled {
 		if sh, ok := shuffledJoin(st); ok {
-			plan, st.SkewSplits = skewPlan(st, sh, bufs, p, s.cfg.Adaptive)
+			plan, r.SkewSplits = skewPlan(st, sh, bufs, p, s.cfg.Adaptive)
 		}
 		if plan == nil {
 			plan = balancedPlan(st, inBufs, p)
@@ -201,7 +455,7 @@ func (s *scheduler) launch(ctx context.Context, st *Stage) (int, error) {
 	for _, ex := range st.Inputs {
 		if bufs[ex].Hashed() {
 			if err := keygroup.Check(p, s.keyGroup[ex]); err != nil {
-				return 0, fmt.Errorf("%w: stage %d: %v", exec.ErrPlan, st.ID, err)
+				return fmt.Errorf("%w: stage %d: %v", exec.ErrPlan, st.ID, err)
 			}
 		}
 	}
@@ -209,64 +463,69 @@ func (s *scheduler) launch(ctx context.Context, st *Stage) (int, error) {
 		for ex, per := range plan.slices {
 			bufs[ex].SetSlices(st.ID, per)
 		}
-		st.TaskBytes = plan.taskBytes
+		r.TaskBytes = plan.taskBytes
 	}
-	st.Parallelism = p
-	st.Start = time.Now()
+	r.Parallelism = p
+	r.Start = time.Now()
 	if st.Output != nil {
-		subs := 1
-		forward := false
+		kind, subs := st.Output.Kind, 1
 		if sw := s.switchByProbe[st]; sw != nil {
-			sw.decide(s.cfg.Adaptive.BroadcastThreshold)
-			forward = sw.switched
+			sw.decide(s.eg.Run(sw.build).OutBuffer, s.cfg.Adaptive.BroadcastThreshold)
+			if sw.switched {
+				kind = shuffle.Forward
+			}
 		}
-		if st.Output.Kind == shuffle.Hash && !forward {
+		if kind == shuffle.Hash {
 			subs = s.keyGroup[st.Output]
 		}
-		b := shuffle.NewBuffer(st.Output, subs, p, forward, s.cfg.Memory)
-		s.readers[st.Output] = len(st.Consumers)
+		b := shuffle.NewBuffer(st.Output, kind, subs, p, s.cfg.Memory)
+		r.readers = len(st.Consumers)
 		s.buffers[st.Output] = b
-		st.OutBuffer = b
+		r.OutBuffer = b
 	}
-	s.left[st] = p
 	for i := 0; i < p; i++ {
-		t := &Task{Stage: st, Index: i}
-		att := &Attempt{Task: t, Number: 0}
-		t.Attempts = append(t.Attempts, att)
-		st.Tasks = append(st.Tasks, t)
-		tc := s.services
-		tc.Stage, tc.Task, tc.Parallelism = st.ID, i, p
-		r := &attemptRun{
-			att:    att,
-			tc:     &tc,
-			graph:  s.g,
-			stats:  s.cfg.Stats,
-			inputs: bufs,
-			out:    st.OutBuffer,
-			result: s.exec.results,
+		t := &TaskRun{Stage: r, Index: i}
+		if i < len(r.TaskBytes) {
+			t.InputBytes = r.TaskBytes[i]
 		}
-		s.wg.Add(1)
-		go func() {
-			defer s.wg.Done()
-			err := s.worker.run(ctx, r)
-			s.done <- taskDone{att: att, err: err}
-		}()
+		r.Tasks = append(r.Tasks, t)
+		attempts := 1
+		if s.fault(r, i).Twin {
+			attempts = 2
+		}
+		for a := 0; a < attempts; a++ {
+			att := &Attempt{Task: t, Number: a}
+			t.Attempts = append(t.Attempts, att)
+			s.queue = append(s.queue, att)
+			r.open++
+		}
 	}
-	return p, nil
+	if p == 0 {
+		s.finishStage(r)
+	}
+	return nil
 }
 
 // finishStage records the stage's end and releases input buffers no other
 // stage still has to read.
-func (s *scheduler) finishStage(st *Stage) {
-	s.finished[st] = true
-	st.End = time.Now()
-	if b := st.OutBuffer; b != nil {
-		b.FinishProducers()
-	}
-	for _, ex := range st.Inputs {
-		s.readers[ex]--
-		if b := s.buffers[ex]; b != nil && s.readers[ex] == 0 {
-			b.Release()
+func (s *scheduler) finishStage(r *StageRun) {
+	r.finished = true
+	r.End = time.Now()
+	for _, ex := range r.Stage.Inputs {
+		pr := s.eg.Run(s.producerOf(r.Stage, ex))
+		pr.readers--
+		if pr.readers == 0 {
+			s.buffers[ex].Release()
 		}
 	}
+}
+
+// producerOf is the stage writing ex, an input of st.
+func (s *scheduler) producerOf(st *Stage, ex *shuffle.Exchange) *Stage {
+	for i, in := range st.Inputs {
+		if in == ex {
+			return st.Producers[i]
+		}
+	}
+	return nil
 }

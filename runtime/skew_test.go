@@ -88,7 +88,7 @@ func joinPlan(t exec.JoinType, probe, build *kvSource) exec.Node {
 
 // joinRows runs the plan and returns how often each (probe id, build id)
 // pair (build id -1 for probe-only rows) came out, and the graph.
-func joinRows(t *testing.T, root exec.Node, cfg RunConfig) (map[[2]int64]int, *JobGraph) {
+func joinRows(t *testing.T, root exec.Node, cfg RunConfig) (map[[2]int64]int, *ExecutionGraph) {
 	t.Helper()
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
@@ -120,9 +120,9 @@ func joinRows(t *testing.T, root exec.Node, cfg RunConfig) (map[[2]int64]int, *J
 	return out, e.Graph()
 }
 
-func joinStage(g *JobGraph) *Stage {
+func joinStage(g *ExecutionGraph) *StageRun {
 	for _, st := range g.Stages {
-		if _, ok := st.Root.(*exec.HashJoin); ok {
+		if _, ok := st.Stage.Root.(*exec.HashJoin); ok {
 			return st
 		}
 	}
@@ -195,10 +195,10 @@ func TestBroadcastSwitch(t *testing.T) {
 		if (st.Switch != "") != switched {
 			t.Errorf("%s: switch %q, want switched=%v", jt, st.Switch, switched)
 		}
-		var probeStage *Stage
-		for i, ex := range st.Inputs {
-			if ex == st.Root.(*exec.HashJoin).Probe {
-				probeStage = st.Producers[i]
+		var probeStage *StageRun
+		for i, ex := range st.Stage.Inputs {
+			if ex == st.Stage.Root.(*exec.HashJoin).Probe {
+				probeStage = g.Run(st.Stage.Producers[i])
 			}
 		}
 		if probeStage.OutBuffer.Forward() != switched {

@@ -1,19 +1,26 @@
 package shuffle
 
 import (
+	"fmt"
 	"sync"
-	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/fsql-dev/fsql/exec"
 	"github.com/fsql-dev/fsql/shuffle/keygroup"
 )
 
-// Buffer is the run-time side of one Exchange: its store, its resolved
-// key-group count, the memory it holds and what every producer wrote to
-// every subpartition (the adaptive scheduler sizes consumer stages from
-// these counters).
+// Buffer is the run-time side of one Exchange: its store, how it routes
+// rows this run, its key-group count, the memory it holds and what every
+// producer task's committed attempt wrote to every subpartition (the
+// adaptive scheduler sizes consumer stages from these counters).
+//
+// Attempts write through their own Writer into their own staging; the
+// runtime then commits one attempt per producer task (its rows and bytes
+// per subpartition are merged into the counters then) and discards the
+// others (their batches released, their memory given back). Counters and
+// readers only ever see committed output.
 type Buffer struct {
 	Exchange *Exchange
 	// Subpartitions is the number of key groups of a hash exchange, else 1.
@@ -21,33 +28,42 @@ type Buffer struct {
 	// Producers is the producer stage's task count.
 	Producers int
 
+	kind   Kind // the routing this run: the exchange's, or Forward once switched
 	store  SubpartitionStore
 	budget *exec.MemoryBudget
-	held   atomic.Int64 // bytes reserved in budget
-	rows   [][]int64    // [producer][sub], each row written by its producer only
-	bytes  [][]int64
-	// forward says the exchange was switched to a pointwise edge at run
-	// time (the broadcast switch): rows are not split by key group and
-	// consumer task i reads producer i's output.
-	forward bool
-	release sync.Once
 
-	mu sync.Mutex
+	mu       sync.Mutex
+	rows     [][]int64 // committed, [producer][sub]
+	bytes    [][]int64
+	held     int64 // bytes reserved in budget for committed output
+	attempts map[attemptKey]*attemptOutput
+	released bool
 	// slices is what each task of a consumer stage reads, by stage ID and
 	// task; a stage without an entry reads Flink's count-based range.
 	slices map[int][][]keygroup.Slice
 }
 
+// attemptOutput is what one attempt wrote so far, counted per
+// subpartition, and the bytes it reserved.
+type attemptOutput struct {
+	rows, bytes []int64
+	held        int64
+}
+
 // NewBuffer returns the buffer of ex for producers tasks writing subs
 // subpartitions (the key groups of a hash exchange, else 1), charging what
-// it holds to budget. forward makes a hash exchange a pointwise edge (the
-// run-time broadcast switch): rows are stored unsplit, and consumer task i
-// reads producer i's output.
-func NewBuffer(ex *Exchange, subs, producers int, forward bool, budget *exec.MemoryBudget) *Buffer {
+// it holds to budget. kind is how rows are routed this run: ex.Kind, or
+// Forward when the run-time broadcast switch made a hash exchange a
+// pointwise edge (rows stored unsplit, consumer task i reads producer i).
+func NewBuffer(ex *Exchange, kind Kind, subs, producers int, budget *exec.MemoryBudget) *Buffer {
+	if kind != Hash {
+		subs = 1
+	}
 	b := &Buffer{
-		Exchange: ex, Subpartitions: subs, Producers: producers, forward: forward,
+		Exchange: ex, Subpartitions: subs, Producers: producers, kind: kind,
 		store: newMemStore(producers), budget: budget,
 		rows: make([][]int64, producers), bytes: make([][]int64, producers),
+		attempts: map[attemptKey]*attemptOutput{},
 	}
 	for p := 0; p < producers; p++ {
 		b.rows[p] = make([]int64, subs)
@@ -55,6 +71,16 @@ func NewBuffer(ex *Exchange, subs, producers int, forward bool, budget *exec.Mem
 	}
 	return b
 }
+
+// Kind is how the buffer routes rows this run.
+func (b *Buffer) Kind() Kind { return b.kind }
+
+// Forward reports whether the run-time broadcast switch turned this hash
+// exchange into a pointwise edge (no key-group split).
+func (b *Buffer) Forward() bool { return b.Exchange.Kind == Hash && b.kind == Forward }
+
+// Hashed reports whether rows are split by key group.
+func (b *Buffer) Hashed() bool { return b.kind == Hash }
 
 // SetSlices fixes what the tasks of consumer stage read (before they start).
 func (b *Buffer) SetSlices(stage int, perTask [][]keygroup.Slice) {
@@ -80,37 +106,70 @@ func (b *Buffer) Slices(stage, task int) []keygroup.Slice {
 	return nil
 }
 
-// Forward reports whether the run-time broadcast switch turned this hash
-// exchange into a pointwise edge (no key-group split).
-func (b *Buffer) Forward() bool { return b.forward }
-
-// Hashed reports whether rows are split by key group (a hash exchange not
-// switched to forward).
-func (b *Buffer) Hashed() bool { return b.Exchange.Kind == Hash && !b.forward }
-
-// BatchesWith counts stored batches holding rows of key group sub.
+// BatchesWith counts committed batches holding rows of key group sub.
 func (b *Buffer) BatchesWith(sub int) int { return b.store.BatchesWith(sub) }
 
 // BatchCounts is BatchesWith of every subpartition, in one pass.
 func (b *Buffer) BatchCounts() []int { return b.store.BatchCounts(b.Subpartitions) }
 
-// FinishProducers tells the store every producer wrote everything.
-func (b *Buffer) FinishProducers() {
-	for p := 0; p < b.Producers; p++ {
-		b.store.FinishProducer(p)
+// Writer returns the writer of attempt of producer task producer. What it
+// writes stays in the attempt's staging until Commit.
+func (b *Buffer) Writer(producer, attempt int, alloc memory.Allocator) *Writer {
+	out := &attemptOutput{rows: make([]int64, b.Subpartitions), bytes: make([]int64, b.Subpartitions)}
+	b.mu.Lock()
+	b.attempts[attemptKey{producer, attempt}] = out
+	b.mu.Unlock()
+	return newWriter(b, producer, b.store.Stage(producer, attempt), out, alloc)
+}
+
+// Commit makes attempt's output producer's: readers and counters see it
+// from now on. A producer commits once.
+func (b *Buffer) Commit(producer, attempt int) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.released {
+		return fmt.Errorf("%w: commit to a released exchange", exec.ErrInternal)
+	}
+	if err := b.store.Commit(producer, attempt); err != nil {
+		return err
+	}
+	k := attemptKey{producer, attempt}
+	if out := b.attempts[k]; out != nil {
+		copy(b.rows[producer], out.rows)
+		copy(b.bytes[producer], out.bytes)
+		b.held += out.held
+		delete(b.attempts, k)
+	}
+	return nil
+}
+
+// Discard drops what attempt of producer wrote and gives its memory back.
+// Call it once the attempt ended.
+func (b *Buffer) Discard(producer, attempt int) {
+	b.store.Discard(producer, attempt)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	k := attemptKey{producer, attempt}
+	if out := b.attempts[k]; out != nil {
+		b.budget.Release(out.held)
+		delete(b.attempts, k)
 	}
 }
 
-// write stores rb for producer, charging its bytes to the budget. subs
-// and ends are as in SubpartitionStore.Write; the bytes are spread over
-// the subpartitions by row count for the per-subpartition counters.
-func (b *Buffer) write(producer int, rb arrow.RecordBatch, subs, ends []int32) error {
+// write stores rb, which it owns, in an attempt's staging, charging its
+// bytes to the budget. subs and ends are as in SubpartitionStore.Stage;
+// the bytes are spread over the subpartitions by row count for the
+// per-subpartition counters.
+func (b *Buffer) write(st Staging, out *attemptOutput, rb arrow.RecordBatch, subs, ends []int32) error {
 	n := exec.BatchBytes(rb)
 	if err := b.budget.Reserve("shuffle", n); err != nil {
 		rb.Release()
 		return err
 	}
-	b.held.Add(n)
+	if err := st.Write(rb, subs, ends); err != nil {
+		b.budget.Release(n)
+		return err
+	}
 	rows := rb.NumRows()
 	prev, charged := int32(0), int64(0)
 	for i, sub := range subs {
@@ -121,29 +180,55 @@ func (b *Buffer) write(producer int, rb arrow.RecordBatch, subs, ends []int32) e
 			nb = n - charged
 		}
 		charged += nb
-		b.rows[producer][sub] += r
-		b.bytes[producer][sub] += nb
+		out.rows[sub] += r
+		out.bytes[sub] += nb
 	}
-	return b.store.Write(producer, rb, subs, ends)
+	// The attempt's goroutine is the only writer of out; Commit and
+	// Discard read it after the attempt ended, under b.mu.
+	b.mu.Lock()
+	out.held += n
+	b.mu.Unlock()
+	return nil
 }
 
-// Release drops the buffered batches and gives their bytes back; safe to
-// call more than once.
+// Release drops every batch, committed or staged, and gives their bytes
+// back; safe to call more than once.
 func (b *Buffer) Release() {
-	b.release.Do(func() {
-		b.store.Release()
-		b.budget.Release(b.held.Swap(0))
-	})
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.released {
+		return
+	}
+	b.released = true
+	b.store.Release()
+	b.budget.Release(b.held)
+	b.held = 0
+	for k, out := range b.attempts {
+		b.budget.Release(out.held)
+		delete(b.attempts, k)
+	}
 }
 
-// Rows is the number of rows producer wrote to subpartition sub.
-func (b *Buffer) Rows(producer, sub int) int64 { return b.rows[producer][sub] }
+// Rows is the number of rows producer's committed attempt wrote to
+// subpartition sub.
+func (b *Buffer) Rows(producer, sub int) int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.rows[producer][sub]
+}
 
-// Bytes is the number of bytes producer wrote to subpartition sub.
-func (b *Buffer) Bytes(producer, sub int) int64 { return b.bytes[producer][sub] }
+// Bytes is the number of bytes producer's committed attempt wrote to
+// subpartition sub.
+func (b *Buffer) Bytes(producer, sub int) int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.bytes[producer][sub]
+}
 
 // SubpartitionBytes sums Bytes over producers, one entry per subpartition.
 func (b *Buffer) SubpartitionBytes() []int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	out := make([]int64, b.Subpartitions)
 	for p := range b.bytes {
 		for s, n := range b.bytes[p] {
@@ -155,6 +240,8 @@ func (b *Buffer) SubpartitionBytes() []int64 {
 
 // TotalRows is the number of rows written by all producers.
 func (b *Buffer) TotalRows() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	var n int64
 	for p := range b.rows {
 		for _, r := range b.rows[p] {

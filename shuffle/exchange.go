@@ -23,6 +23,11 @@ const (
 	Broadcast
 	// Gather sends every row to a single consumer task.
 	Gather
+	// Forward is a pointwise edge: consumer task i reads producer task
+	// i's output whole, and the consumer stage runs as many tasks as the
+	// producer stage. The run-time broadcast switch turns a hash exchange
+	// into one.
+	Forward
 )
 
 // String names the kind as EXPLAIN prints it.
@@ -34,6 +39,8 @@ func (k Kind) String() string {
 		return "broadcast"
 	case Gather:
 		return "gather"
+	case Forward:
+		return "forward"
 	}
 	return fmt.Sprintf("Kind(%d)", int(k))
 }

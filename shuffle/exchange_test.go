@@ -23,9 +23,9 @@ func TestExchangeWriterSplitsByKeyGroup(t *testing.T) {
 	budget := exec.NewMemoryBudget(0)
 	const maxP, producers = 10, 2
 	ex := &Exchange{Kind: Hash, Keys: []expr.Expr{expr.NewColumn(0, arrow.PrimitiveTypes.Int64, "v")}, Child: leaf{}}
-	buf := NewBuffer(ex, maxP, producers, false, budget)
+	buf := NewBuffer(ex, Hash, maxP, producers, budget)
 	for p := 0; p < producers; p++ {
-		w := NewWriter(buf, p, mem)
+		w := buf.Writer(p, 0, mem)
 		for i := int64(0); i < 3; i++ {
 			if err := w.Write(context.Background(), coalesceTestBatch(mem, int64(p)*1000+i*100, 100)); err != nil {
 				t.Fatal(err)
@@ -38,6 +38,9 @@ func TestExchangeWriterSplitsByKeyGroup(t *testing.T) {
 			t.Fatal(err)
 		}
 		w.Close()
+		if err := buf.Commit(p, 0); err != nil {
+			t.Fatal(err)
+		}
 	}
 	// The three small batches of a producer were glued before the split,
 	// and the split batch is stored whole.
@@ -143,12 +146,15 @@ func TestBroadcastBufferRetainsPerReader(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	ex := &Exchange{Kind: Broadcast, Child: leaf{}}
-	buf := NewBuffer(ex, 1, 1, false, nil)
-	w := NewWriter(buf, 0, mem)
+	buf := NewBuffer(ex, Broadcast, 1, 1, nil)
+	w := buf.Writer(0, 0, mem)
 	if err := w.Write(context.Background(), coalesceTestBatch(mem, 0, 10)); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := buf.Commit(0, 0); err != nil {
 		t.Fatal(err)
 	}
 	var held []arrow.RecordBatch
@@ -190,8 +196,8 @@ func BenchmarkHashExchange(b *testing.B) {
 	ex := &Exchange{Kind: Hash, Keys: []expr.Expr{expr.NewColumn(0, arrow.PrimitiveTypes.Int64, "v")}, Child: leaf{}}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		buf := NewBuffer(ex, 128, 1, false, nil)
-		w := NewWriter(buf, 0, mem)
+		buf := NewBuffer(ex, Hash, 128, 1, nil)
+		w := buf.Writer(0, 0, mem)
 		for _, rb := range batches {
 			rb.Retain()
 			if err := w.Write(context.Background(), rb); err != nil {
@@ -199,6 +205,9 @@ func BenchmarkHashExchange(b *testing.B) {
 			}
 		}
 		if err := w.Flush(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		if err := buf.Commit(0, 0); err != nil {
 			b.Fatal(err)
 		}
 		src := OpenReader(buf, 2, 0, 1, mem)

@@ -34,18 +34,21 @@ func (s *reader) Close() {
 
 // OpenReader opens task's share of buf for consumer stage (of parallelism
 // tasks): the slices the runtime set for it, else its count-based
-// key-group range of a hash exchange, everything of a broadcast or
-// gather. Small batches are glued to about exec.BatchSize rows.
+// key-group range of a hash exchange, its producer's output of a forward
+// edge, everything of a broadcast or gather. Small batches are glued to about exec.BatchSize rows.
 func OpenReader(buf *Buffer, stage, task, parallelism int, alloc memory.Allocator) exec.Stream {
 	var r SubpartitionReader
 	if sl := buf.Slices(stage, task); sl != nil {
 		r = buf.store.OpenSlices(sl)
 	} else {
-		start, end := 0, 0
-		if buf.Hashed() {
-			start, end = keygroup.Range(buf.Subpartitions, parallelism, task)
+		switch buf.Kind() {
+		case Hash:
+			r = buf.store.Open(keygroup.Range(buf.Subpartitions, parallelism, task))
+		case Forward:
+			r = buf.store.OpenSlices([]keygroup.Slice{{Start: 0, End: 0, Producer: task, Parts: 1}})
+		default:
+			r = buf.store.Open(0, 0)
 		}
-		r = buf.store.Open(start, end)
 	}
 	return newCoalesceStream(&reader{r: r}, alloc, exec.BatchSize)
 }

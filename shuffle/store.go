@@ -19,19 +19,30 @@ import (
 // batch whole, rather than one slice per key group, means a consumer reads
 // one contiguous slice per batch for its whole key-group range.
 //
+// Each attempt of a producer task writes into its own staging; readers
+// see a producer's output only once the runtime committed one attempt of
+// it, and every other attempt's staging is discarded. So a task may run
+// as several attempts (a retry, a speculative copy) and consumers still
+// read each row once.
+//
 // Today's store keeps batches in memory and is read only after every
-// producer finished (blocking shuffle). The interface is what a hybrid
+// producer committed (blocking shuffle). The interface is what a hybrid
 // shuffle (readers following live producers) or a store spilling to Arrow
-// IPC files (one record per batch, the bounds beside it) implements.
+// IPC files (one record per batch, the bounds beside it; commit a rename)
+// implements.
 type SubpartitionStore interface {
-	// Write appends b to producer's output; the store takes ownership of
-	// b, subs and ends. subs lists, ascending, the subpartitions with rows
-	// in b; rows [ends[i-1], ends[i]) belong to subs[i] (from 0 for i = 0).
-	// Each producer writes from one goroutine; different producers write
+	// Stage returns the staging attempt of producer writes into. The store
+	// takes ownership of each batch written there, and of its subs and
+	// ends: subs lists, ascending, the subpartitions with rows in the
+	// batch; rows [ends[i-1], ends[i]) belong to subs[i] (from 0 for i =
+	// 0). Each staging is written from one goroutine; different ones
 	// concurrently.
-	Write(producer int, b arrow.RecordBatch, subs, ends []int32) error
-	// FinishProducer says producer wrote everything.
-	FinishProducer(producer int)
+	Stage(producer, attempt int) Staging
+	// Commit makes attempt's staging producer's output. A producer has at
+	// most one committed attempt.
+	Commit(producer, attempt int) error
+	// Discard drops attempt's staging and its batches.
+	Discard(producer, attempt int)
 	// Open reads subpartitions start..end (inclusive) of every producer,
 	// producer by producer, batch by batch. Every reader gets its own
 	// reference to each batch, so several consumers may read the same data.
@@ -40,13 +51,20 @@ type SubpartitionStore interface {
 	// of its producers, batch by batch, keeping only the slice's share of
 	// batches when it is one part of a split key group.
 	OpenSlices(slices []keygroup.Slice) SubpartitionReader
-	// BatchesWith counts the stored batches holding rows of subpartition
-	// sub (how finely that subpartition can be split by batches).
+	// BatchesWith counts the committed batches holding rows of
+	// subpartition sub (how finely that subpartition can be split by
+	// batches).
 	BatchesWith(sub int) int
 	// BatchCounts is BatchesWith of subpartitions 0..subs-1.
 	BatchCounts(subs int) []int
-	// Release drops every batch. Readers must be closed first.
+	// Release drops every batch, committed or staged. Readers must be
+	// closed first.
 	Release()
+}
+
+// Staging is where one attempt writes its batches.
+type Staging interface {
+	Write(b arrow.RecordBatch, subs, ends []int32) error
 }
 
 // SubpartitionReader yields the batches of a range of subpartitions; the
@@ -75,29 +93,86 @@ func (sb *storedBatch) rows(start, end int) (from, to int64) {
 	return from, int64(sb.ends[i1-1])
 }
 
+// attemptKey names one attempt of one producer task.
+type attemptKey struct{ producer, attempt int }
+
 // memStore is the in-memory SubpartitionStore.
 type memStore struct {
-	mu       sync.Mutex
-	batches  [][]storedBatch // [producer]
-	released bool
+	mu        sync.Mutex
+	batches   [][]storedBatch // committed, [producer]
+	committed []bool
+	staged    map[attemptKey]*memStaging
+	released  bool
 }
 
 func newMemStore(producers int) *memStore {
-	return &memStore{batches: make([][]storedBatch, producers)}
+	return &memStore{batches: make([][]storedBatch, producers), committed: make([]bool, producers), staged: map[attemptKey]*memStaging{}}
 }
 
-func (s *memStore) Write(producer int, b arrow.RecordBatch, subs, ends []int32) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.released {
+// memStaging is one attempt's batches.
+type memStaging struct {
+	s       *memStore
+	batches []storedBatch
+	done    bool // committed or discarded: later writes are refused
+}
+
+func (st *memStaging) Write(b arrow.RecordBatch, subs, ends []int32) error {
+	st.s.mu.Lock()
+	defer st.s.mu.Unlock()
+	if st.s.released || st.done {
 		b.Release()
-		return fmt.Errorf("%w: write to a released exchange", exec.ErrInternal)
+		return fmt.Errorf("%w: write to a released exchange or a finished attempt", exec.ErrInternal)
 	}
-	s.batches[producer] = append(s.batches[producer], storedBatch{b: b, subs: subs, ends: ends})
+	st.batches = append(st.batches, storedBatch{b: b, subs: subs, ends: ends})
 	return nil
 }
 
-func (s *memStore) FinishProducer(int) {}
+func (s *memStore) Stage(producer, attempt int) Staging {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := attemptKey{producer, attempt}
+	st := s.staged[k]
+	if st == nil {
+		st = &memStaging{s: s}
+		s.staged[k] = st
+	}
+	return st
+}
+
+func (s *memStore) Commit(producer, attempt int) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.released {
+		return fmt.Errorf("%w: commit to a released exchange", exec.ErrInternal)
+	}
+	if producer < 0 || producer >= len(s.batches) {
+		return fmt.Errorf("%w: commit of producer %d of %d", exec.ErrInternal, producer, len(s.batches))
+	}
+	if s.committed[producer] {
+		return fmt.Errorf("%w: producer %d committed twice", exec.ErrInternal, producer)
+	}
+	k := attemptKey{producer, attempt}
+	if st := s.staged[k]; st != nil {
+		s.batches[producer] = st.batches
+		st.batches, st.done = nil, true
+		delete(s.staged, k)
+	}
+	s.committed[producer] = true
+	return nil
+}
+
+func (s *memStore) Discard(producer, attempt int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := attemptKey{producer, attempt}
+	if st := s.staged[k]; st != nil {
+		for _, sb := range st.batches {
+			sb.b.Release()
+		}
+		st.batches, st.done = nil, true
+		delete(s.staged, k)
+	}
+}
 
 func (s *memStore) Open(start, end int) SubpartitionReader {
 	return s.OpenSlices([]keygroup.Slice{keygroup.Whole(start, end)})
@@ -153,7 +228,13 @@ func (s *memStore) Release() {
 			sb.b.Release()
 		}
 	}
-	s.batches = nil
+	for _, st := range s.staged {
+		for _, sb := range st.batches {
+			sb.b.Release()
+		}
+		st.batches, st.done = nil, true
+	}
+	s.batches, s.staged = nil, nil
 }
 
 // memReader walks its slices in order and, within each, producer by

@@ -24,10 +24,11 @@ func TestSlicesPartsCoverKeyGroupOnce(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	ex := &Exchange{Kind: Hash, Child: leaf{}, Keys: []expr.Expr{expr.NewColumn(1, arrow.PrimitiveTypes.Int64, "key")}, MaxParallelism: 4}
-	buf := NewBuffer(ex, 4, 2, false, exec.NewMemoryBudget(0))
+	buf := NewBuffer(ex, Hash, 4, 2, exec.NewMemoryBudget(0))
 	defer buf.Release()
 	id := int64(0)
 	for p := 0; p < 2; p++ {
+		w := buf.Writer(p, 0, mem)
 		for b := 0; b < 5; b++ {
 			// 3 rows of key group 1, 2 of key group 2.
 			ib, kb := array.NewInt64Builder(mem), array.NewInt64Builder(mem)
@@ -42,9 +43,13 @@ func TestSlicesPartsCoverKeyGroupOnce(t *testing.T) {
 			rb := array.NewRecordBatch(kvSchema, []arrow.Array{ids, keys}, 5)
 			ids.Release()
 			keys.Release()
-			if err := buf.write(p, rb, []int32{1, 2}, []int32{3, 5}); err != nil {
+			if err := buf.write(w.staging, w.out, rb, []int32{1, 2}, []int32{3, 5}); err != nil {
 				t.Fatal(err)
 			}
+		}
+		w.Close()
+		if err := buf.Commit(p, 0); err != nil {
+			t.Fatal(err)
 		}
 	}
 	if n := buf.BatchesWith(1); n != 10 {

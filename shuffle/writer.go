@@ -14,10 +14,12 @@ import (
 	"github.com/fsql-dev/fsql/shuffle/keygroup"
 )
 
-// Writer is the producer side of an exchange in one task.
+// Writer is the producer side of an exchange in one attempt of a task.
 type Writer struct {
 	buf      *Buffer
 	producer int
+	staging  Staging
+	out      *attemptOutput
 	alloc    memory.Allocator
 	ectx     *expr.Context
 
@@ -31,9 +33,8 @@ type Writer struct {
 	glue *batchGlue
 }
 
-// NewWriter returns the writer of producer task producer into buf.
-func NewWriter(buf *Buffer, producer int, alloc memory.Allocator) *Writer {
-	w := &Writer{buf: buf, producer: producer, alloc: alloc, ectx: &expr.Context{Alloc: alloc}, glue: newBatchGlue(alloc, exec.BatchSize)}
+func newWriter(buf *Buffer, producer int, staging Staging, out *attemptOutput, alloc memory.Allocator) *Writer {
+	w := &Writer{buf: buf, producer: producer, staging: staging, out: out, alloc: alloc, ectx: &expr.Context{Alloc: alloc}, glue: newBatchGlue(alloc, exec.BatchSize)}
 	if buf.Hashed() {
 		w.counts = make([]int, buf.Subpartitions)
 		w.starts = make([]int, buf.Subpartitions)
@@ -67,7 +68,7 @@ func (w *Writer) Close() { w.glue.release() }
 // route stores one full batch, which it owns.
 func (w *Writer) route(ctx context.Context, b arrow.RecordBatch) error {
 	if !w.buf.Hashed() {
-		return w.buf.write(w.producer, b, []int32{0}, []int32{int32(b.NumRows())})
+		return w.buf.write(w.staging, w.out, b, []int32{0}, []int32{int32(b.NumRows())})
 	}
 	return w.writeHash(ctx, b)
 }
@@ -135,7 +136,7 @@ func (w *Writer) writeHash(ctx context.Context, b arrow.RecordBatch) error {
 		}
 	}
 	sorted.Retain() // the buffer's reference; the deferred releases drop ours
-	return w.buf.write(w.producer, sorted, subs, ends)
+	return w.buf.write(w.staging, w.out, sorted, subs, ends)
 }
 
 // takeBatch gathers rows idx of b into a new batch allocated from alloc.

@@ -1,19 +1,16 @@
 package runtime
 
 import (
-	"context"
 	"fmt"
-	"sync/atomic"
-	"time"
 
 	"github.com/fsql-dev/fsql/exec"
-	"github.com/fsql-dev/fsql/runtime/policy"
 	"github.com/fsql-dev/fsql/shuffle"
 )
 
-// Stage is a piece of the plan between exchanges, run as Parallelism
-// tasks that each open Root. Exchange nodes inside Root are its inputs:
-// leaves that read what the producer stages wrote.
+// Stage is a piece of the plan between exchanges, run as tasks that each
+// open Root. Exchange nodes inside Root are its inputs: leaves that read
+// what the producer stages wrote. A Stage holds plan facts only; what a
+// run of it did is its StageRun in the run's ExecutionGraph.
 type Stage struct {
 	// ID numbers stages producers first; the result stage has the highest.
 	ID int
@@ -23,71 +20,27 @@ type Stage struct {
 	// Output is the exchange the stage writes; nil for the result stage.
 	Output *shuffle.Exchange
 	// Inputs are the exchanges the stage reads, in plan order;
-	// Producers[i] is the stage writing Inputs[i].
+	// Producers[i] is the stage writing Inputs[i]. Each input edge is
+	// blocking: the stage starts once its producers committed every task
+	// (a hybrid edge, read while the producer runs, comes later).
 	Inputs    []*shuffle.Exchange
 	Producers []*Stage
 	// DependsOn are extra ordering edges: the stage starts only after
 	// these finished, though it reads nothing from them (so a dynamic
 	// filter's collector can run before the scan it prunes).
 	DependsOn []*Stage
-	// Consumers are the stages reading Output.
+	// Consumers are the stages reading Output, once per read.
 	Consumers []*Stage
 
-	// Run-time facts, set by the scheduler; read them after the run.
-	Parallelism int
-	Tasks       []*Task
-	Start, End  time.Time
-	// OutBuffer is the output exchange's buffer (nil for the result stage);
-	// after the run its batches are gone but its counters remain.
-	OutBuffer *shuffle.Buffer
-	// Decision is why the stage got its parallelism; TaskBytes the input
-	// bytes of each task when the scheduler balanced key-group ranges by
-	// bytes (broadcast inputs included); SkewSplits the key groups split
-	// across tasks; Switch, when set, describes the run-time broadcast
-	// switch of the stage's join. All for EXPLAIN ANALYZE.
-	Decision   *policy.ParallelismDecision
-	TaskBytes  []int64
-	SkewSplits []policy.SkewSplit
-	Switch     string
-
-	rows, bytes atomic.Int64 // produced by all tasks
+	// collectors are the IDs of the dynamic filters the stage's nodes
+	// collect (DynamicFilterProducer): an attempt's keys are committed or
+	// discarded with the attempt.
+	collectors []int
 }
 
-// Rows is the number of rows the stage's tasks produced.
-func (s *Stage) Rows() int64 { return s.rows.Load() }
-
-// Bytes is the number of Arrow bytes the stage's tasks produced.
-func (s *Stage) Bytes() int64 { return s.bytes.Load() }
-
-// Duration is the wall time from the stage's first task start to its last
-// task end (zero if it never ran).
-func (s *Stage) Duration() time.Duration {
-	if s.Start.IsZero() || s.End.IsZero() {
-		return 0
-	}
-	return s.End.Sub(s.Start)
-}
-
-// Task is one of a stage's Parallelism shares. It runs as one or more
-// attempts; the first attempt to finish wins (only one attempt exists
-// until speculative execution arrives).
-type Task struct {
-	Stage    *Stage
-	Index    int
-	Attempts []*Attempt
-}
-
-// Attempt is one run of a task.
-type Attempt struct {
-	Task       *Task
-	Number     int
-	Start, End time.Time
-	Rows       int64 // rows the attempt produced
-	Bytes      int64
-	Err        error
-}
-
-// JobGraph is a plan cut into stages.
+// JobGraph is a plan cut into stages. It is immutable once built and may
+// run any number of times, concurrently: each run keeps its own facts in
+// an ExecutionGraph.
 type JobGraph struct {
 	// Stages as BuildJobGraph cut them: producers before consumers, the
 	// result stage last. Edges added later (DependsOn) need not follow
@@ -151,6 +104,13 @@ func BuildJobGraph(root exec.Node) (*JobGraph, error) {
 	}
 	b.g.Result = res
 	b.g.numberNodes(root)
+	for _, st := range b.g.Stages {
+		walkStage(st.Root, func(n exec.Node) {
+			if p, ok := n.(exec.DynamicFilterProducer); ok {
+				st.collectors = append(st.collectors, p.CollectorID())
+			}
+		})
+	}
 	if err := addOrderEdges(b.g); err != nil {
 		return nil, err
 	}
@@ -209,16 +169,13 @@ func (b *stageBuilder) stage(root exec.Node, out *shuffle.Exchange, depth int) (
 	return st, nil
 }
 
-// check verifies that the graph has not run yet and that its edges have
-// no cycle (a stage in a cycle would never start). Stages may be listed in
-// any order; the scheduler starts whichever is ready.
+// check verifies that the graph's edges have no cycle (a stage in a cycle
+// would never start). Stages may be listed in any order; the scheduler
+// starts whichever is ready.
 func (g *JobGraph) check() error {
 	in := make(map[*Stage]bool, len(g.Stages))
 	for _, st := range g.Stages {
 		in[st] = true
-		if st.Parallelism != 0 || len(st.Tasks) != 0 {
-			return fmt.Errorf("%w: stage %d already ran; cut the plan again to rerun it", exec.ErrInternal, st.ID)
-		}
 	}
 	if !in[g.Result] {
 		return fmt.Errorf("%w: the result stage is not in the job graph", exec.ErrInternal)
@@ -254,21 +211,6 @@ func (g *JobGraph) check() error {
 		}
 	}
 	return nil
-}
-
-// ready reports whether every producer and dependency of s finished.
-func (s *Stage) ready(finished map[*Stage]bool) bool {
-	for _, p := range s.Producers {
-		if !finished[p] {
-			return false
-		}
-	}
-	for _, p := range s.DependsOn {
-		if !finished[p] {
-			return false
-		}
-	}
-	return true
 }
 
 // walkStage visits the nodes of one stage: it does not descend below an
@@ -314,62 +256,4 @@ func needsSingleTask(s *Stage) bool {
 		}
 	})
 	return single || !split
-}
-
-// stageInput adds up what decides stage s's parallelism: its inputs'
-// bytes as producers wrote them, and what its sized sources will read.
-func stageInput(ctx context.Context, s *Stage, bufs []*shuffle.Buffer, tc *exec.TaskContext) (policy.ParallelismInput, error) {
-	in := policy.ParallelismInput{Single: needsSingleTask(s)}
-	for i, ex := range s.Inputs {
-		b := bufs[i]
-		if b == nil {
-			continue
-		}
-		switch ex.Kind {
-		case shuffle.Hash:
-			in.Bytes += b.TotalBytes()
-			in.KeyGroups = b.Subpartitions
-		case shuffle.Broadcast:
-			in.BroadcastBytes += b.TotalBytes()
-		default:
-			in.Bytes += b.TotalBytes()
-		}
-	}
-	var err error
-	walkStage(s.Root, func(n exec.Node) {
-		src, ok := n.(exec.SizedSource)
-		if !ok || err != nil {
-			return
-		}
-		nb, nf, e := src.SourceSize(ctx, tc)
-		if e != nil {
-			err = e
-			return
-		}
-		in.Bytes += nb
-		in.Files += nf
-	})
-	return in, err
-}
-
-// decideParallelism picks a stage's task count when it is scheduled, after
-// its inputs are complete, and records why on s.Decision. Adaptive: from
-// the bytes its producers wrote or the files it scans
-// (policy.DecideParallelism); otherwise the run's fixed parallelism.
-// Either way 1 where more tasks would repeat rows.
-func decideParallelism(ctx context.Context, s *Stage, bufs []*shuffle.Buffer, cfg *RunConfig, services *exec.TaskContext) (int, error) {
-	var in policy.ParallelismInput
-	if cfg.Adaptive.Enabled {
-		tc := *services
-		tc.Stage = s.ID
-		var err error
-		if in, err = stageInput(ctx, s, bufs, &tc); err != nil {
-			return 0, err
-		}
-	} else {
-		in.Single = needsSingleTask(s)
-	}
-	d := policy.DecideParallelism(in, cfg.Adaptive, cfg.Parallelism)
-	s.Decision = &d
-	return d.Parallelism, nil
 }

@@ -1,0 +1,122 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"os"
+	goruntime "runtime"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/fsql-dev/fsql/exec"
+	"github.com/fsql-dev/fsql/shuffle"
+)
+
+// Worker runs task attempts on a fixed number of slots (Flink's
+// TaskManager). The scheduler owns slot accounting: it places an attempt
+// on a free slot of a worker and calls Run; the worker runs it and
+// reports back. The in-process worker runs attempts in goroutines of this
+// process; a remote worker implements the same interface over the
+// network.
+type Worker interface {
+	// ID names the worker, e.g. "tm-0".
+	ID() string
+	// Slots is how many attempts it runs at once.
+	Slots() int
+	// Labels describe it; "host" at least.
+	Labels() map[string]string
+	// Run starts spec on one of the worker's slots and returns at once.
+	// The worker calls ev.Started when the attempt begins and ev.Ended
+	// exactly once when it ended, from any goroutine. Cancelling ctx
+	// stops the attempt.
+	Run(ctx context.Context, spec *AttemptSpec, ev AttemptEvents)
+}
+
+// AttemptEvents is how a worker reports on an attempt it runs.
+type AttemptEvents interface {
+	Started()
+	// ReadBytes adds n to the bytes the attempt read from its inputs.
+	ReadBytes(n int64)
+	Ended(AttemptResult)
+}
+
+// AttemptSpec is everything one attempt needs: the stage's fragment, which
+// task and attempt it is, where it reads and writes, and the task
+// context's services. Inputs, Output and Result are in-process handles
+// today; a remote worker will need addresses of shuffle services instead.
+type AttemptSpec struct {
+	// Stage is the stage's ID and Root its node tree; Graph numbers the
+	// nodes (statistics are kept by node ID).
+	Stage int
+	Root  exec.Node
+	Graph *JobGraph
+	// Task of Parallelism tasks; Attempt numbers its runs from 0.
+	Task, Attempt, Parallelism int
+	// Inputs are the buffers of the exchanges Root reads; Output is the
+	// buffer the attempt writes (nil for the result stage, whose batches
+	// go to Result).
+	Inputs map[*shuffle.Exchange]*shuffle.Buffer
+	Output *shuffle.Buffer
+	Result chan<- arrow.RecordBatch
+	// Services is what the attempt's task context starts from: the
+	// allocator, the memory budget, the run's dynamic-filter coordinator
+	// (a later step looks services up by ID, so a remote worker can hold
+	// its own); Stats collects the operators' counters.
+	Services exec.TaskContext
+	Stats    *exec.QueryStats
+	// Fault is a test and fault-injection facility (see AttemptFault).
+	Fault AttemptFault
+}
+
+// AttemptResult is how an attempt ended.
+type AttemptResult struct {
+	Start, End  time.Time
+	Rows, Bytes int64 // produced
+	Err         error
+}
+
+// LocalWorker is an in-process worker: each attempt runs in a goroutine.
+type LocalWorker struct {
+	id     string
+	slots  int
+	labels map[string]string
+}
+
+// NewLocalWorker returns an in-process worker with slots slots (GOMAXPROCS
+// when not positive), labelled with this host's name.
+func NewLocalWorker(id string, slots int) *LocalWorker {
+	if slots <= 0 {
+		slots = goruntime.GOMAXPROCS(0)
+	}
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "local"
+	}
+	return &LocalWorker{id: id, slots: slots, labels: map[string]string{"host": host}}
+}
+
+// NewLocalPool returns n in-process workers tm-0 .. tm-(n-1) of slots
+// slots each (Flink's minicluster.number-of-taskmanagers and
+// taskmanager.numberOfTaskSlots).
+func NewLocalPool(n, slots int) []Worker {
+	out := make([]Worker, max(n, 1))
+	for i := range out {
+		out[i] = NewLocalWorker(fmt.Sprintf("tm-%d", i), slots)
+	}
+	return out
+}
+
+// ID implements Worker.
+func (w *LocalWorker) ID() string { return w.id }
+
+// Slots implements Worker.
+func (w *LocalWorker) Slots() int { return w.slots }
+
+// Labels implements Worker.
+func (w *LocalWorker) Labels() map[string]string { return w.labels }
+
+// Run implements Worker.
+func (w *LocalWorker) Run(ctx context.Context, spec *AttemptSpec, ev AttemptEvents) {
+	go func() { ev.Ended(runAttempt(ctx, spec, ev)) }()
+}
