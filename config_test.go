@@ -3,6 +3,7 @@ package fsql_test
 import (
 	"context"
 	"errors"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -71,5 +72,50 @@ func TestKeyGroupsDefault(t *testing.T) {
 	}
 	if _, err := fsql.Open(dir, cfg); !errors.Is(err, exec.ErrPlan) || !strings.Contains(err.Error(), "parallelism 200 is above the max parallelism (number of key groups) 128") {
 		t.Fatalf("explicit key groups below the parallelism: %v", err)
+	}
+}
+
+// TestTaskManagers: minicluster.number-of-taskmanagers runs that many
+// in-process workers, and EXPLAIN ANALYZE says on which each stage's
+// attempts ran.
+func TestTaskManagers(t *testing.T) {
+	dir := robustDir(t)
+	cfg := fsql.DefaultConfig()
+	if cfg.TaskManagers != 1 {
+		t.Fatalf("default task managers %d, want 1", cfg.TaskManagers)
+	}
+	for _, kv := range [][2]string{
+		{"minicluster.number-of-taskmanagers", "2"},
+		{"taskmanager.numberOfTaskSlots", "1"},
+		{"execution.batch.adaptive.auto-parallelism.enabled", "false"},
+		{"parallelism.default", "4"},
+	} {
+		if err := cfg.Set(kv[0], kv[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eng, err := fsql.Open(dir, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := eng.Query(context.Background(), "explain analyze select k, count(*) from big group by k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	for rows.Next() {
+		b := rows.RecordBatch()
+		for i := 0; i < int(b.NumRows()); i++ {
+			text.WriteString(b.Column(0).ValueStr(i) + "\n")
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	// Both workers' single slots take attempts; how many each gets
+	// depends on which finishes first.
+	if !regexp.MustCompile(`attempts on workers: tm-0 \([1-3]\), tm-1 \([1-3]\)`).MatchString(text.String()) {
+		t.Fatalf("EXPLAIN ANALYZE does not show the attempts spread over both workers:\n%s", text.String())
 	}
 }

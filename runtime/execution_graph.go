@@ -161,6 +161,8 @@ type Attempt struct {
 	// updated as it runs (a slow-task detector will read it).
 	InputBytes atomic.Int64
 
+	worker int // index of Worker in the scheduler's pool
+
 	mu     sync.Mutex
 	state  AttemptState
 	cancel func() // stops the attempt's context; set when placed

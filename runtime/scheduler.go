@@ -240,7 +240,7 @@ func (s *scheduler) place(ctx context.Context) {
 		}
 		s.busy[w][slot] = true
 		s.running[w]++
-		att.Worker, att.Slot = s.workers[w].ID(), slot
+		att.Worker, att.Slot, att.worker = s.workers[w].ID(), slot, w
 		actx, cancel := context.WithCancel(ctx)
 		att.cancel = cancel
 		s.live++
@@ -299,12 +299,8 @@ func (s *scheduler) ended(ctx context.Context, ev attemptEnded) {
 	s.wg.Done()
 	att, res := ev.att, ev.res
 	task, r := att.Task, att.Task.Stage
-	for i, w := range s.workers {
-		if w.ID() == att.Worker {
-			s.busy[i][att.Slot] = false
-			s.running[i]--
-		}
-	}
+	s.busy[att.worker][att.Slot] = false
+	s.running[att.worker]--
 	s.live--
 	r.live--
 	r.open--
