@@ -150,7 +150,8 @@ func typeLetter(t arrow.DataType) byte {
 		// The NULL type (SELECT NULL) prints as text, as MySQL's client
 		// shows such a column.
 		return 'T'
-	case arrow.DATE32, arrow.DATE64:
+	case arrow.DATE32, arrow.DATE64, arrow.TIMESTAMP, arrow.TIME64:
+		// DATE, DATETIME, TIMESTAMP and TIME.
 		return 'D'
 	case arrow.BOOL:
 		return 'B'

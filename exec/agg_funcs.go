@@ -50,6 +50,10 @@ func aggStateTypes(fn string, arg, res arrow.DataType) ([]arrow.DataType, []stri
 	case "stddev_samp", "var_samp", "stddev_pop", "var_pop":
 		f := arrow.PrimitiveTypes.Float64
 		return []arrow.DataType{arrow.PrimitiveTypes.Int64, f, f}, []string{"count", "mean", "m2"}, nil
+	case "bit_and", "bit_or", "bit_xor":
+		return []arrow.DataType{arrow.PrimitiveTypes.Uint64}, []string{normAggFn(fn)}, nil
+	case "group_concat":
+		return []arrow.DataType{arrow.BinaryTypes.Binary}, []string{"entries"}, nil
 	}
 	return nil, nil, fmt.Errorf("%w: aggregate function %s", ErrNotImplemented, fn)
 }
@@ -96,6 +100,21 @@ func isIntegerType(dt arrow.DataType) bool {
 	return false
 }
 
+// newAggStateOf makes the state of aggregate f; in is the argument type
+// (raw modes) or the first state column's type (final mode). GROUP_CONCAT
+// reads its separator and DISTINCT flag from its argument expression,
+// which every mode keeps.
+func newAggStateOf(f AggFunc, in arrow.DataType) (aggState, error) {
+	if normAggFn(f.Fn) == "group_concat" {
+		sep, distinct, ok := expr.GroupConcatParams(f.Arg)
+		if !ok {
+			return nil, fmt.Errorf("%w: group_concat over %v, not a group_concat_arg expression", ErrInternal, f.Arg)
+		}
+		return &groupConcatState{sep: sep, distinct: distinct}, nil
+	}
+	return newAggState(f.Fn, in, f.Type)
+}
+
 // newAggState makes the state of fn. in is the argument type (raw modes)
 // or the first state column's type (final mode), res the result type.
 func newAggState(fn string, in, res arrow.DataType) (aggState, error) {
@@ -122,6 +141,11 @@ func newAggState(fn string, in, res arrow.DataType) (aggState, error) {
 			return nil, fmt.Errorf("%w: %s of %s", ErrNotImplemented, f, in)
 		}
 		return &varState{fn: f}, nil
+	case "bit_and", "bit_or", "bit_xor":
+		if !isIntegerType(in) {
+			return nil, fmt.Errorf("%w: %s of %s", ErrNotImplemented, f, in)
+		}
+		return &bitState{fn: f}, nil
 	}
 	return nil, fmt.Errorf("%w: aggregate function %s", ErrNotImplemented, fn)
 }
@@ -141,6 +165,8 @@ func newNullArgState(fn string, res arrow.DataType) (aggState, error) {
 		return nullArg{&nullMinMaxState{}}, nil
 	case "stddev_samp", "var_samp", "stddev_pop", "var_pop":
 		return nullArg{&varState{fn: fn}}, nil
+	case "bit_and", "bit_or", "bit_xor":
+		return nullArg{&bitState{fn: fn}}, nil
 	}
 	return nil, fmt.Errorf("%w: aggregate function %s", ErrNotImplemented, fn)
 }

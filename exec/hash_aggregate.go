@@ -168,7 +168,7 @@ func (a *HashAggregate) Open(tc *TaskContext, inputs []Stream) (Stream, error) {
 		} else if f.Arg == nil && normAggFn(f.Fn) != "count_star" {
 			return nil, fmt.Errorf("%w: aggregate %s needs an argument", ErrPlan, f.Fn)
 		}
-		st, err := newAggState(f.Fn, t, f.Type)
+		st, err := newAggStateOf(f, t)
 		if err != nil {
 			return nil, err
 		}
@@ -350,6 +350,11 @@ func (s *hashAggStream) firstSeen(i int, arg arrow.Array, gids []int32) (arrow.A
 // size, growing in steps so the shared counter is touched rarely.
 func (s *hashAggStream) reserve() error {
 	need := s.groups.bytes() + int64(s.groups.n)*int64(24*len(s.states)) + s.distBytes
+	for _, st := range s.states {
+		if sz, ok := st.(sizedState); ok {
+			need += sz.bytes()
+		}
+	}
 	if need <= s.reserved {
 		return nil
 	}

@@ -8,50 +8,126 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/fsql-dev/fsql/exec/expr"
 )
 
-// WindowFunc is one window function call: rank, dense_rank, row_number,
-// or an aggregate (sum, avg, min, max, count, count_star) over the frame.
+// WindowFunc is one window function call: a ranking function (row_number,
+// rank, dense_rank, percent_rank, cume_dist, ntile), a value function
+// (lag, lead, first_value, last_value, nth_value), or an aggregate (sum,
+// avg, min, max, count, count_star, the variances and deviations,
+// bit_and/bit_or/bit_xor) over the frame.
 type WindowFunc struct {
 	Fn   string
 	Arg  expr.Expr
 	Type arrow.DataType
 	Name string
+	// N is lag/lead's offset, nth_value's position and ntile's number of
+	// buckets (constants, as MySQL requires).
+	N int64
+	// Default is lag/lead's value where no row is N away: a constant of
+	// Type; nil means NULL.
+	Default *expr.Literal
 }
 
 // Window computes window functions over partitions of its input. It holds
 // the whole input (reserved as "window"), sorts it by PartitionBy then
 // OrderBy, and appends one column per function to the input columns.
 //
-// Frames follow the SQL default: with ORDER BY, RANGE BETWEEN UNBOUNDED
-// PRECEDING AND CURRENT ROW, so peers (rows equal on every order key) share
-// one value; without ORDER BY the frame is the whole partition.
+// Aggregates and first_value/last_value/nth_value read the rows of their
+// frame; the ranking functions and lag/lead ignore it (MySQL accepts a
+// frame for them and ignores it too).
 type Window struct {
 	Child       Node
 	PartitionBy []expr.Expr
 	OrderBy     []SortKey
 	Funcs       []WindowFunc
-	// Frame of the aggregate functions (rank functions ignore it).
+	// Frame of the framing functions; the zero value is FrameDefault.
 	Frame WindowFrame
 }
 
-// WindowFrame is the frame of a window's aggregate functions.
-type WindowFrame int
+// FrameUnit says how a frame's offsets count: rows, or order-key values.
+type FrameUnit int8
 
 const (
-	// FrameDefault is SQL's default: with ORDER BY, RANGE BETWEEN
-	// UNBOUNDED PRECEDING AND CURRENT ROW (peers share a value); without,
-	// the whole partition.
-	FrameDefault WindowFrame = iota
-	// FrameRowsToCurrent is ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT
-	// ROW: a running value per row, peers not included.
-	FrameRowsToCurrent
-	// FramePartition is BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED
-	// FOLLOWING: the whole partition, whatever the order.
-	FramePartition
+	// FrameRange counts by the value of the (single) ORDER BY key; its
+	// CURRENT ROW includes the row's peers.
+	FrameRange FrameUnit = iota
+	// FrameRows counts rows.
+	FrameRows
 )
+
+// BoundKind is the kind of one end of a frame.
+type BoundKind int8
+
+const (
+	UnboundedPreceding BoundKind = iota
+	Preceding
+	CurrentRow
+	Following
+	UnboundedFollowing
+)
+
+// FrameBound is one end of a frame.
+type FrameBound struct {
+	Kind BoundKind
+	// Rows is N of ROWS N PRECEDING/FOLLOWING.
+	Rows int64
+	// Value is, for RANGE N PRECEDING/FOLLOWING, the bound's order-key
+	// value computed from the current row's key, which it reads as column
+	// 0 of its input (key - N, or key + INTERVAL N DAY for a descending
+	// date). A NULL result (past the type's range) puts the bound before
+	// every row for PRECEDING and after every row for FOLLOWING.
+	Value expr.Expr
+}
+
+// WindowFrame is the frame of a window's framing functions.
+type WindowFrame struct {
+	Unit       FrameUnit
+	Start, End FrameBound
+}
+
+// FrameDefault is SQL's default frame: RANGE BETWEEN UNBOUNDED PRECEDING
+// AND CURRENT ROW, so with ORDER BY peers share a value, and without ORDER
+// BY (every row a peer) the frame is the whole partition.
+var FrameDefault = WindowFrame{Unit: FrameRange, Start: FrameBound{Kind: UnboundedPreceding}, End: FrameBound{Kind: CurrentRow}}
+
+func (f WindowFrame) norm() WindowFrame {
+	if f == (WindowFrame{}) {
+		return FrameDefault
+	}
+	return f
+}
+
+// String renders the frame in SQL.
+func (f WindowFrame) String() string {
+	f = f.norm()
+	unit := "RANGE"
+	if f.Unit == FrameRows {
+		unit = "ROWS"
+	}
+	return unit + " BETWEEN " + f.Start.String() + " AND " + f.End.String()
+}
+
+func (b FrameBound) String() string {
+	switch b.Kind {
+	case UnboundedPreceding:
+		return "UNBOUNDED PRECEDING"
+	case UnboundedFollowing:
+		return "UNBOUNDED FOLLOWING"
+	case CurrentRow:
+		return "CURRENT ROW"
+	}
+	dir := " PRECEDING"
+	if b.Kind == Following {
+		dir = " FOLLOWING"
+	}
+	if b.Value != nil {
+		return "[" + b.Value.String() + "]" + dir
+	}
+	return fmt.Sprint(b.Rows) + dir
+}
 
 // Schema implements Node.
 func (w *Window) Schema() *arrow.Schema {
@@ -75,7 +151,21 @@ func (w *Window) String() string {
 		}
 		fs[i] = fmt.Sprintf("%s(%s)", f.Fn, arg)
 	}
-	return fmt.Sprintf("Window(%s, partition by [%s], order by [%s])", strings.Join(fs, ", "), exprList(w.PartitionBy), sortKeyList(w.OrderBy))
+	frame := ""
+	if w.Frame.norm() != FrameDefault {
+		frame = ", " + w.Frame.String()
+	}
+	return fmt.Sprintf("Window(%s, partition by [%s], order by [%s]%s)", strings.Join(fs, ", "), exprList(w.PartitionBy), sortKeyList(w.OrderBy), frame)
+}
+
+// windowFuncKinds says which functions read the frame.
+var windowFuncKinds = map[string]bool{
+	"row_number": false, "rank": false, "dense_rank": false, "percent_rank": false, "cume_dist": false,
+	"ntile": false, "lag": false, "lead": false,
+	"first_value": true, "last_value": true, "nth_value": true,
+	"sum": true, "avg": true, "min": true, "max": true, "count": true, "count_star": true,
+	"stddev_samp": true, "stddev_pop": true, "var_samp": true, "var_pop": true,
+	"bit_and": true, "bit_or": true, "bit_xor": true,
 }
 
 // Open implements Node.
@@ -84,14 +174,22 @@ func (w *Window) Open(tc *TaskContext, inputs []Stream) (Stream, error) {
 		return nil, fmt.Errorf("%w: Window wants 1 input, got %d", ErrInternal, len(inputs))
 	}
 	for _, f := range w.Funcs {
-		switch strings.ToLower(f.Fn) {
-		case "rank", "dense_rank", "row_number", "count_star":
-		case "sum", "avg", "min", "max", "count":
+		fn := strings.ToLower(f.Fn)
+		if _, ok := windowFuncKinds[fn]; !ok {
+			return nil, fmt.Errorf("%w: window function %s", ErrNotImplemented, f.Fn)
+		}
+		switch fn {
+		case "row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile", "count_star":
+		default:
 			if f.Arg == nil {
 				return nil, fmt.Errorf("%w: window function %s needs an argument", ErrPlan, f.Fn)
 			}
-		default:
-			return nil, fmt.Errorf("%w: window function %s", ErrNotImplemented, f.Fn)
+		}
+	}
+	fr := w.Frame.norm()
+	for _, b := range []FrameBound{fr.Start, fr.End} {
+		if (b.Kind == Preceding || b.Kind == Following) && fr.Unit == FrameRange && (b.Value == nil || len(w.OrderBy) != 1) {
+			return nil, fmt.Errorf("%w: RANGE frame with an offset needs one ORDER BY key and a bound expression", ErrPlan)
 		}
 	}
 	return &windowStream{w: w, in: inputs[0], buf: newSortBuffer(tc, w.Child.Schema(), nil, "window"), schema: w.Schema()}, nil
@@ -132,6 +230,20 @@ func (s *windowStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	return newBatch(s.schema, cols, n), nil
 }
 
+// layout is the sorted input's partitions and peer groups: partStart[i]
+// and partEnd[i] bound row i's partition, peer[i] numbers its peer group
+// (rows equal on every order key, numbered across partitions), peerStart
+// and peerEnd bound each group.
+type layout struct {
+	n                  int
+	partStart, partEnd []int32
+	peer               []int32
+	peerStart, peerEnd []int32
+	peerFirstInPart    []bool
+	// orderKey is the single ORDER BY key's column (RANGE offsets only).
+	orderKey arrow.Array
+}
+
 func (s *windowStream) compute() error {
 	b := s.buf
 	if b.rows == 0 {
@@ -169,25 +281,34 @@ func (s *windowStream) compute() error {
 	if err != nil {
 		return err
 	}
-	// partStart[i]: first row of i's partition; peer[i]: i's peer group
-	// (numbered across partitions); peerStart: first row of each group.
-	partStart := make([]int32, n)
-	peer := make([]int32, n)
-	var peerStart []int32
-	var peerFirstInPart []bool
+	l := &layout{n: n, partStart: make([]int32, n), partEnd: make([]int32, n), peer: make([]int32, n)}
 	for i := 0; i < n; i++ {
 		newPart := i == 0 || (np > 0 && partCmp(i-1, i) != 0)
 		newPeer := newPart || (len(s.w.OrderBy) > 0 && orderCmp(i-1, i) != 0)
 		if newPart {
-			partStart[i] = int32(i)
+			l.partStart[i] = int32(i)
 		} else {
-			partStart[i] = partStart[i-1]
+			l.partStart[i] = l.partStart[i-1]
 		}
 		if newPeer {
-			peerStart = append(peerStart, int32(i))
-			peerFirstInPart = append(peerFirstInPart, newPart)
+			if len(l.peerStart) > 0 {
+				l.peerEnd = append(l.peerEnd, int32(i))
+			}
+			l.peerStart = append(l.peerStart, int32(i))
+			l.peerFirstInPart = append(l.peerFirstInPart, newPart)
 		}
-		peer[i] = int32(len(peerStart) - 1)
+		l.peer[i] = int32(len(l.peerStart) - 1)
+	}
+	l.peerEnd = append(l.peerEnd, int32(n))
+	for i := n - 1; i >= 0; i-- {
+		if i == n-1 || l.partStart[i+1] != l.partStart[i] {
+			l.partEnd[i] = int32(i + 1)
+		} else {
+			l.partEnd[i] = l.partEnd[i+1]
+		}
+	}
+	if len(s.w.OrderBy) == 1 {
+		l.orderKey = keyCols[np]
 	}
 	out := make([]arrow.Array, 0, len(b.cols)+len(s.w.Funcs))
 	for _, c := range b.cols {
@@ -195,7 +316,7 @@ func (s *windowStream) compute() error {
 		out = append(out, c)
 	}
 	for _, f := range s.w.Funcs {
-		a, err := s.function(f, sortedBatch, partStart, peer, peerStart, peerFirstInPart)
+		a, err := s.function(f, sortedBatch, l)
 		if err != nil {
 			releaseArrays(out)
 			return err
@@ -215,34 +336,27 @@ func (s *windowStream) compute() error {
 	return nil
 }
 
-func (s *windowStream) function(f WindowFunc, sorted arrow.RecordBatch, partStart, peer, peerStart []int32, peerFirstInPart []bool) (arrow.Array, error) {
+func (s *windowStream) function(f WindowFunc, sorted arrow.RecordBatch, l *layout) (arrow.Array, error) {
 	alloc := s.buf.ec.Alloc
-	n := len(peer)
+	n := l.n
 	fn := strings.ToLower(f.Fn)
 	switch fn {
-	case "row_number", "rank", "dense_rank":
-		vals := make([]int64, n)
-		dense := int64(0)
-		for i := 0; i < n; i++ {
-			switch fn {
-			case "row_number":
-				vals[i] = int64(i) - int64(partStart[i]) + 1
-			case "rank":
-				vals[i] = int64(peerStart[peer[i]]) - int64(partStart[i]) + 1
-			default:
-				if int(partStart[i]) == i {
-					dense = 0
-				}
-				if int(peerStart[peer[i]]) == i {
-					dense++
-				}
-				vals[i] = dense
+	case "row_number", "rank", "dense_rank", "ntile":
+		return fixedArray(alloc, arrow.PrimitiveTypes.Int64, rankValues(fn, l, f.N), nil), nil
+	case "percent_rank", "cume_dist":
+		vals := make([]float64, n)
+		for i := range vals {
+			rows := float64(l.partEnd[i] - l.partStart[i])
+			if fn == "cume_dist" {
+				vals[i] = float64(l.peerEnd[l.peer[i]]-l.partStart[i]) / rows
+			} else if rows > 1 {
+				vals[i] = float64(l.peerStart[l.peer[i]]-l.partStart[i]) / (rows - 1)
 			}
 		}
-		return fixedArray(alloc, arrow.PrimitiveTypes.Int64, vals, nil), nil
+		return fixedArray(alloc, arrow.PrimitiveTypes.Float64, vals, nil), nil
 	}
-	argType := arrow.DataType(arrow.PrimitiveTypes.Int64)
 	var arg arrow.Array
+	argType := arrow.DataType(arrow.PrimitiveTypes.Int64)
 	if f.Arg != nil {
 		a, err := f.Arg.Eval(s.buf.ec, sorted)
 		if err != nil {
@@ -251,45 +365,471 @@ func (s *windowStream) function(f WindowFunc, sorted arrow.RecordBatch, partStar
 		defer a.Release()
 		arg, argType = a, a.DataType()
 	}
+	switch fn {
+	case "lag", "lead":
+		idx := make([]int32, n)
+		d := f.N
+		if fn == "lag" {
+			d = -d
+		}
+		for i := range idx {
+			j := int64(i) + d
+			if j < int64(l.partStart[i]) || j >= int64(l.partEnd[i]) {
+				idx[i] = -1
+			} else {
+				idx[i] = int32(j)
+			}
+		}
+		return s.takeOrDefault(arg, idx, f.Default)
+	}
+	fr := s.w.Frame.norm()
+	if fn == "first_value" || fn == "last_value" || fn == "nth_value" {
+		lo, hi, err := s.frameBounds(fr, l)
+		if err != nil {
+			return nil, err
+		}
+		idx := make([]int32, n)
+		for i := range idx {
+			var j int64
+			switch fn {
+			case "first_value":
+				j = int64(lo[i])
+			case "last_value":
+				j = int64(hi[i]) - 1
+			default:
+				j = int64(lo[i]) + f.N - 1
+			}
+			if lo[i] >= hi[i] || j < int64(lo[i]) || j >= int64(hi[i]) {
+				j = -1
+			}
+			idx[i] = int32(j)
+		}
+		return s.takeOrDefault(arg, idx, nil)
+	}
+	return s.aggregate(fn, f, arg, argType, fr, l)
+}
+
+// rankValues computes row_number, rank, dense_rank and ntile.
+func rankValues(fn string, l *layout, buckets int64) []int64 {
+	vals := make([]int64, l.n)
+	dense := int64(0)
+	for i := range vals {
+		ps := int64(l.partStart[i])
+		switch fn {
+		case "row_number":
+			vals[i] = int64(i) - ps + 1
+		case "rank":
+			vals[i] = int64(l.peerStart[l.peer[i]]) - ps + 1
+		case "dense_rank":
+			if int64(i) == ps {
+				dense = 0
+			}
+			if int(l.peerStart[l.peer[i]]) == i {
+				dense++
+			}
+			vals[i] = dense
+		default:
+			// ntile: the first rows%buckets buckets hold one row more.
+			rows, k := int64(l.partEnd[i])-ps, int64(i)-ps
+			q, r := rows/buckets, rows%buckets
+			if q == 0 {
+				vals[i] = k + 1
+			} else if k < r*(q+1) {
+				vals[i] = k/(q+1) + 1
+			} else {
+				vals[i] = r + (k-r*(q+1))/q + 1
+			}
+		}
+	}
+	return vals
+}
+
+// takeOrDefault gathers rows idx of arg; -1 gives def (NULL when def is
+// nil).
+func (s *windowStream) takeOrDefault(arg arrow.Array, idx []int32, def *expr.Literal) (arrow.Array, error) {
+	alloc := s.buf.ec.Alloc
+	if def == nil || def.Value == nil {
+		out, err := takeArrays(alloc, []arrow.Array{arg}, idx)
+		if err != nil {
+			return nil, err
+		}
+		return out[0], nil
+	}
+	// Gather from arg followed by one row holding the default.
+	one := array.NewRecordBatch(arrow.NewSchema(nil, nil), nil, 1)
+	defer one.Release()
+	d, err := def.Eval(s.buf.ec, one)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Release()
+	both, err := concatArrays(alloc, arg, d)
+	if err != nil {
+		return nil, err
+	}
+	defer both.Release()
+	n := int32(arg.Len())
+	for i, j := range idx {
+		if j < 0 {
+			idx[i] = n
+		}
+	}
+	out, err := takeArrays(alloc, []arrow.Array{both}, idx)
+	if err != nil {
+		return nil, err
+	}
+	return out[0], nil
+}
+
+func concatArrays(alloc memory.Allocator, a, b arrow.Array) (arrow.Array, error) {
+	if expr.CollationOf(a.DataType()) != nil {
+		s, err := array.Concatenate([]arrow.Array{expr.Storage(a), expr.Storage(b)}, alloc)
+		if err != nil {
+			return nil, fmt.Errorf("%w: window default: %v", ErrInternal, err)
+		}
+		return expr.Collated(a.DataType(), s), nil
+	}
+	out, err := array.Concatenate([]arrow.Array{a, b}, alloc)
+	if err != nil {
+		return nil, fmt.Errorf("%w: window default: %v", ErrInternal, err)
+	}
+	return out, nil
+}
+
+// aggregate computes an aggregate over each row's frame. The common
+// frames take the fast paths of aggState: by partition, or running over
+// peer groups or rows; any other frame goes through a segment tree of
+// states combined per row (O(n log n) combines).
+func (s *windowStream) aggregate(fn string, f WindowFunc, arg arrow.Array, argType arrow.DataType, fr WindowFrame, l *layout) (arrow.Array, error) {
+	alloc := s.buf.ec.Alloc
 	st, err := newAggState(fn, argType, f.Type)
 	if err != nil {
 		return nil, err
 	}
-	running := len(s.w.OrderBy) > 0
-	switch s.w.Frame {
-	case FrameRowsToCurrent:
-		// Every row is its own "peer group": the running value stops at
-		// the row itself.
-		peer, peerStart, peerFirstInPart = rowGroups(partStart)
-	case FramePartition:
-		running = false
-		peer, peerStart = partGroups(partStart)
+	ordered := len(s.w.OrderBy) > 0
+	var groups []int32 // group of each row
+	var starts []int32 // first row of each group
+	var firstInPart []bool
+	running := false
+	switch {
+	case fr.Start.Kind == UnboundedPreceding && fr.End.Kind == UnboundedFollowing,
+		fr.Start.Kind == UnboundedPreceding && fr.End.Kind == CurrentRow && fr.Unit == FrameRange && !ordered:
+		groups, starts = partGroups(l.partStart)
+	case fr.Start.Kind == UnboundedPreceding && fr.End.Kind == CurrentRow && fr.Unit == FrameRange:
+		groups, starts, firstInPart, running = l.peer, l.peerStart, l.peerFirstInPart, true
+	case fr.Start.Kind == UnboundedPreceding && fr.End.Kind == CurrentRow:
+		groups, starts, firstInPart = rowGroups(l.partStart)
+		running = true
+	default:
+		lo, hi, err := s.frameBounds(fr, l)
+		if err != nil {
+			return nil, err
+		}
+		// The tree's states live only while this function is computed:
+		// about three groups per row (nodes and results).
+		need := int64(3*l.n) * segmentStateBytes
+		if err := s.buf.tc.Memory.Reserve("window frames", need); err != nil {
+			return nil, err
+		}
+		defer s.buf.tc.Memory.Release(need)
+		return segmentAggregate(alloc, st, arg, lo, hi)
 	}
-	groups := len(peerStart)
-	st.grow(groups)
-	if err := st.update(peer, arg); err != nil {
+	ng := len(starts)
+	st.grow(ng)
+	if err := st.update(groups, arg); err != nil {
 		return nil, err
 	}
 	if running {
-		// Running frame: each peer group also covers all earlier groups of
-		// its partition.
-		for g := 1; g < groups; g++ {
-			if !peerFirstInPart[g] {
+		// Each group also covers the earlier groups of its partition.
+		for g := 1; g < ng; g++ {
+			if !firstInPart[g] {
 				st.combine(g, g-1)
 			}
 		}
 	}
-	perGroup, err := st.final(alloc, groups)
+	perGroup, err := st.final(alloc, ng)
 	if err != nil {
 		return nil, err
 	}
 	defer perGroup.Release()
-	res, err := takeArrays(alloc, []arrow.Array{perGroup}, peer)
+	res, err := takeArrays(alloc, []arrow.Array{perGroup}, groups)
 	if err != nil {
 		return nil, err
 	}
 	return res[0], nil
 }
+
+// segmentStateBytes estimates one group of an aggregate state (a 128-bit
+// sum and a count, or a string's header, and its final value).
+const segmentStateBytes = 48
+
+// segmentAggregate folds rows [lo[i], hi[i]) for every row i: leaves of a
+// segment tree hold one row each, inner nodes the combination of their
+// children, and each row's result combines the O(log n) nodes covering
+// its frame. States are groups: nodes [1, 2m), results [2m, 2m+n).
+func segmentAggregate(alloc memory.Allocator, st aggState, arg arrow.Array, lo, hi []int32) (arrow.Array, error) {
+	n := len(lo)
+	m := n
+	res := 2 * m
+	st.grow(res + n)
+	leaves := make([]int32, n)
+	for i := range leaves {
+		leaves[i] = int32(m + i)
+	}
+	if err := st.update(leaves, arg); err != nil {
+		return nil, err
+	}
+	for v := m - 1; v >= 1; v-- {
+		st.combine(v, 2*v)
+		st.combine(v, 2*v+1)
+	}
+	for i := 0; i < n; i++ {
+		a, b := int(lo[i])+m, int(hi[i])+m
+		for a < b {
+			if a&1 == 1 {
+				st.combine(res+i, a)
+				a++
+			}
+			if b&1 == 1 {
+				b--
+				st.combine(res+i, b)
+			}
+			a >>= 1
+			b >>= 1
+		}
+	}
+	all, err := st.final(alloc, res+n)
+	if err != nil {
+		return nil, err
+	}
+	defer all.Release()
+	return array.NewSlice(all, int64(res), int64(res+n)), nil
+}
+
+// frameBounds returns each row's frame as rows [lo[i], hi[i]) of the
+// sorted input (empty when lo >= hi).
+func (s *windowStream) frameBounds(fr WindowFrame, l *layout) (lo, hi []int32, err error) {
+	n := l.n
+	lo, hi = make([]int32, n), make([]int32, n)
+	var startVals, endVals *rangeBounds
+	if fr.Unit == FrameRange {
+		if startVals, err = s.rangeBounds(fr.Start, l); err != nil {
+			return nil, nil, err
+		}
+		if startVals != nil {
+			defer startVals.release()
+		}
+		if endVals, err = s.rangeBounds(fr.End, l); err != nil {
+			return nil, nil, err
+		}
+		if endVals != nil {
+			defer endVals.release()
+		}
+	}
+	for i := 0; i < n; i++ {
+		ps, pe := int64(l.partStart[i]), int64(l.partEnd[i])
+		var a, b int64
+		if fr.Unit == FrameRows {
+			a = rowsBound(fr.Start, int64(i), false)
+			b = rowsBound(fr.End, int64(i), true)
+		} else {
+			a = rangeBound(fr.Start, i, l, startVals, false)
+			b = rangeBound(fr.End, i, l, endVals, true)
+		}
+		switch fr.Start.Kind {
+		case UnboundedPreceding:
+			a = ps
+		case UnboundedFollowing:
+			a = pe
+		}
+		switch fr.End.Kind {
+		case UnboundedFollowing:
+			b = pe
+		case UnboundedPreceding:
+			b = ps
+		}
+		a, b = max(ps, min(a, pe)), max(ps, min(b, pe))
+		if b < a {
+			b = a
+		}
+		lo[i], hi[i] = int32(a), int32(b)
+	}
+	return lo, hi, nil
+}
+
+// rowsBound is a ROWS bound of row i: the first row of the frame (start)
+// or one past its last (end); callers clip it to the partition.
+func rowsBound(b FrameBound, i int64, end bool) int64 {
+	const far = 1 << 40 // past any partition, without overflow
+	k := min(b.Rows, far)
+	switch b.Kind {
+	case Preceding:
+		i -= k
+	case Following:
+		i += k
+	}
+	if end {
+		i++
+	}
+	return i
+}
+
+// rangeBounds holds, for a RANGE N PRECEDING/FOLLOWING bound, the order
+// key and each row's bound value, in one comparable type.
+type rangeBounds struct {
+	keys, bounds arrow.Array
+	cmp          func(key, bound int) int // key[key] against bounds[bound]
+	desc         bool
+	nullsFirst   bool
+	release      func()
+}
+
+func (s *windowStream) rangeBounds(b FrameBound, l *layout) (*rangeBounds, error) {
+	if b.Kind != Preceding && b.Kind != Following {
+		return nil, nil
+	}
+	ec := s.buf.ec
+	key := l.orderKey
+	in := array.NewRecordBatch(arrow.NewSchema([]arrow.Field{{Name: "key", Type: key.DataType(), Nullable: true}}, nil), []arrow.Array{key}, int64(key.Len()))
+	defer in.Release()
+	bounds, err := b.Value.Eval(ec, in)
+	if err != nil {
+		return nil, err
+	}
+	keys := key
+	keys.Retain()
+	if !arrow.TypeEqual(bounds.DataType(), key.DataType()) {
+		c, err := expr.NewCast(expr.NewColumn(0, key.DataType(), "key"), bounds.DataType())
+		if err == nil {
+			var k arrow.Array
+			if k, err = c.Eval(ec, in); err == nil {
+				keys.Release()
+				keys = k
+			}
+		}
+		if err != nil {
+			keys.Release()
+			bounds.Release()
+			return nil, fmt.Errorf("%w: RANGE frame over %s with a %s bound: %v", ErrPlan, key.DataType(), bounds.DataType(), err)
+		}
+	}
+	cmp, err := crossCmp(keys, bounds)
+	if err != nil {
+		keys.Release()
+		bounds.Release()
+		return nil, err
+	}
+	spec := s.w.OrderBy[0]
+	return &rangeBounds{keys: keys, bounds: bounds, cmp: cmp, desc: spec.Desc, nullsFirst: spec.NullsFirst,
+		release: func() { keys.Release(); bounds.Release() }}, nil
+}
+
+// crossCmp compares row i of a with row j of b (same type, neither NULL).
+func crossCmp(a, b arrow.Array) (func(i, j int) int, error) {
+	switch a.DataType().ID() {
+	case arrow.INT8:
+		return orderedCross(arrow.GetValues[int8](a.Data(), 1), arrow.GetValues[int8](b.Data(), 1)), nil
+	case arrow.INT16:
+		return orderedCross(arrow.GetValues[int16](a.Data(), 1), arrow.GetValues[int16](b.Data(), 1)), nil
+	case arrow.INT32, arrow.DATE32:
+		return orderedCross(arrow.GetValues[int32](a.Data(), 1), arrow.GetValues[int32](b.Data(), 1)), nil
+	case arrow.INT64, arrow.TIMESTAMP:
+		return orderedCross(arrow.GetValues[int64](a.Data(), 1), arrow.GetValues[int64](b.Data(), 1)), nil
+	case arrow.UINT64:
+		return orderedCross(arrow.GetValues[uint64](a.Data(), 1), arrow.GetValues[uint64](b.Data(), 1)), nil
+	case arrow.FLOAT64:
+		return orderedCross(arrow.GetValues[float64](a.Data(), 1), arrow.GetValues[float64](b.Data(), 1)), nil
+	case arrow.DECIMAL128:
+		av, bv := a.(*array.Decimal128), b.(*array.Decimal128)
+		return func(i, j int) int { return av.Value(i).Cmp(bv.Value(j)) }, nil
+	}
+	return nil, fmt.Errorf("%w: RANGE frame offsets over a %s key", ErrNotImplemented, a.DataType())
+}
+
+func orderedCross[T fixedOrdered](a, b []T) func(i, j int) int {
+	return func(i, j int) int {
+		switch {
+		case a[i] < b[j]:
+			return -1
+		case a[i] > b[j]:
+			return 1
+		}
+		return 0
+	}
+}
+
+// rangeBound is a RANGE bound of row i (first row, or one past the last).
+func rangeBound(b FrameBound, i int, l *layout, rb *rangeBounds, end bool) int64 {
+	switch b.Kind {
+	case CurrentRow:
+		g := l.peer[i]
+		if end {
+			return int64(l.peerEnd[g])
+		}
+		return int64(l.peerStart[g])
+	case UnboundedPreceding, UnboundedFollowing:
+		return 0 // set by the caller
+	}
+	ps, pe := int(l.partStart[i]), int(l.partEnd[i])
+	g := l.peer[i]
+	if expr.IsNull(l.orderKey, i) {
+		// A NULL key's offset frame is its peers, the other NULLs.
+		if end {
+			return int64(l.peerEnd[g])
+		}
+		return int64(l.peerStart[g])
+	}
+	// The rows with a non-NULL key: [nnStart, nnEnd) of the partition.
+	nnStart, nnEnd := ps, pe
+	if rb.nullsFirst {
+		for nnStart < pe && expr.IsNull(l.orderKey, nnStart) {
+			nnStart = nextPeerStart(l, nnStart)
+		}
+	} else {
+		for nnEnd > ps && expr.IsNull(l.orderKey, nnEnd-1) {
+			nnEnd = int(l.peerStart[l.peer[nnEnd-1]])
+		}
+	}
+	if expr.IsNull(rb.bounds, i) {
+		if b.Kind == Preceding {
+			return int64(nnStart)
+		}
+		return int64(nnEnd)
+	}
+	// before(j): row j sorts before the bound value.
+	before := func(j int) bool {
+		c := rb.cmp(j, i)
+		if rb.desc {
+			return c > 0
+		}
+		return c < 0
+	}
+	after := func(j int) bool {
+		c := rb.cmp(j, i)
+		if rb.desc {
+			return c < 0
+		}
+		return c > 0
+	}
+	// The frame starts at the first row not before the bound and ends
+	// after the last row not after it.
+	lo, hi := nnStart, nnEnd
+	test := before
+	if end {
+		test = func(j int) bool { return !after(j) }
+	}
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if test(mid) {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return int64(lo)
+}
+
+func nextPeerStart(l *layout, i int) int { return int(l.peerEnd[l.peer[i]]) }
 
 func (s *windowStream) Close() {
 	if s.in != nil {

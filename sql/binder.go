@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -30,6 +31,8 @@ type Binder struct {
 	joinSchemas map[*planner.MultiJoin]planner.Schema
 	// relations counts the query blocks and tables bound so far.
 	relations int
+	// now is the statement's time (NOW(), CURDATE()), fixed at first use.
+	now time.Time
 }
 
 // NewBinder returns a binder over catalog.
@@ -63,6 +66,14 @@ func (b *Binder) BindContext(ctx context.Context, stmt ast.StmtNode) (*Statement
 	if ex, ok := stmt.(*ast.ExplainStmt); ok {
 		st.Explain, st.Analyze = true, ex.Analyze
 		stmt = ex.Stmt
+	}
+	if sh, ok := stmt.(*ast.ShowStmt); ok {
+		show, err := b.bindShow(sh)
+		if err != nil {
+			return nil, err
+		}
+		show.Explain, show.Analyze = st.Explain, st.Analyze
+		return show, nil
 	}
 	rs, ok := stmt.(ast.ResultSetNode)
 	if !ok {

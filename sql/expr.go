@@ -116,11 +116,11 @@ func (b *Binder) bindExpr(n ast.ExprNode, c *exprCtx) (expr.Expr, error) {
 		}
 		return c.sc.column(idx), nil
 	case *ast.WindowFuncExpr:
-		idx, ok := c.windows[x]
+		e, ok := c.windows[x]
 		if !ok {
 			return nil, fmt.Errorf("%w: window function %s is not allowed here", exec.ErrPlan, restore(x))
 		}
-		return c.sc.column(idx), nil
+		return e, nil
 	case *ast.BinaryOperationExpr:
 		return b.bindBinary(x, c)
 	case *ast.UnaryOperationExpr:
@@ -243,6 +243,11 @@ func (b *Binder) bindExpr(n ast.ExprNode, c *exprCtx) (expr.Expr, error) {
 		if n := x.Tp.GetFlen(); t.ID() == arrow.STRING && n >= 0 {
 			// CAST(x AS CHAR(n)) keeps the first n characters.
 			return b.call("substr", e, expr.NewLiteral(int64(1), arrow.PrimitiveTypes.Int64), expr.NewLiteral(int64(n), arrow.PrimitiveTypes.Int64))
+		}
+		if fsp := x.Tp.GetDecimal(); (t.ID() == arrow.TIMESTAMP || t.ID() == arrow.TIME64) && fsp >= 0 && fsp < 6 {
+			// CAST(x AS DATETIME(n)) and AS TIME(n) round to n digits of
+			// the second.
+			return b.callAt(x, "round_fsp", e, expr.NewLiteral(int64(fsp), arrow.PrimitiveTypes.Int64))
 		}
 		return e, nil
 	case *ast.SetCollationExpr:
@@ -438,7 +443,14 @@ func castType(x *ast.FuncCastExpr) (arrow.DataType, error) {
 	}
 	switch tp.GetType() {
 	case mysql.TypeLonglong, mysql.TypeLong, mysql.TypeShort, mysql.TypeTiny, mysql.TypeInt24:
+		if mysql.HasUnsignedFlag(tp.GetFlag()) {
+			return arrow.PrimitiveTypes.Uint64, nil // BIGINT UNSIGNED
+		}
 		return arrow.PrimitiveTypes.Int64, nil
+	case mysql.TypeDatetime:
+		return expr.DatetimeType, nil
+	case mysql.TypeDuration:
+		return expr.TimeType, nil
 	case mysql.TypeNewDecimal:
 		p, s := tp.GetFlen(), tp.GetDecimal()
 		if p <= 0 {
@@ -501,7 +513,7 @@ func constInt(n ast.ExprNode, what string) (int64, error) {
 // restore renders an AST node back to SQL text, for names and messages.
 func restore(n ast.Node) string {
 	var sb strings.Builder
-	if err := n.Restore(format.NewRestoreCtx(format.RestoreStringSingleQuotes|format.RestoreKeyWordLowercase|format.RestoreNameBackQuotes, &sb)); err != nil {
+	if err := n.Restore(format.NewRestoreCtx(format.RestoreStringSingleQuotes|format.RestoreStringWithoutCharset|format.RestoreKeyWordLowercase|format.RestoreNameBackQuotes, &sb)); err != nil {
 		return fmt.Sprintf("%T", n)
 	}
 	return strings.ReplaceAll(sb.String(), "`", "")

@@ -1,65 +1,258 @@
 package sql
 
 import (
+	"errors"
 	"fmt"
+	"sort"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"github.com/fsql-dev/fsql/exec"
 	"github.com/fsql-dev/fsql/exec/expr"
+	"github.com/fsql-dev/fsql/planner"
 )
 
-// scalarFuncs maps SQL function names to evaluator names where they are
-// one-to-one.
-var scalarFuncs = map[string]string{
-	"substr": "substr", "substring": "substr", "mid": "substr",
-	"concat": "concat", "upper": "upper", "ucase": "upper", "lower": "lower", "lcase": "lower",
-	"trim": "trim", "ltrim": "ltrim", "rtrim": "rtrim", "length": "length", "octet_length": "length",
-	"char_length": "char_length", "character_length": "char_length",
-	"coalesce": "coalesce", "nullif": "nullif", "if": "if", "ifnull": "coalesce",
-	"round": "round", "abs": "abs", "floor": "floor", "ceil": "ceil", "ceiling": "ceil",
-	"year": "year", "month": "month", "day": "day", "dayofmonth": "day", "quarter": "quarter",
+// The function registry: every function name a query may call, with its
+// kind and how it binds. Binding, SHOW BUILTINS and the suggestions for a
+// mistyped name all read this one table, so they cannot disagree.
+
+// builtinKind says where a function may appear.
+type builtinKind int
+
+const (
+	// scalarKind: an ordinary function of its arguments.
+	scalarKind builtinKind = iota
+	// aggregateKind: folds the rows of a group; also a window function
+	// (OVER (...)) unless noWindow is set.
+	aggregateKind
+	// windowKind: only with OVER (...).
+	windowKind
+)
+
+func (k builtinKind) String() string {
+	return [...]string{"scalar", "aggregate", "window"}[k]
 }
 
+// builtin is one function name.
+type builtin struct {
+	kind builtinKind
+	// bind binds a scalar call (nil for the other kinds, which the
+	// aggregate and window binders handle).
+	bind func(b *Binder, name string, x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error)
+	// fn is the expression function a plain scalar binds to.
+	fn string
+	// agg is the aggregate fsql computes for an aggregate name.
+	agg string
+	// noWindow: an aggregate MySQL does not allow OVER (...) (GROUP_CONCAT).
+	noWindow bool
+	// hidden: an internal name the parser produces for literal syntax
+	// (DATE '...'), not listed by SHOW BUILTINS nor suggested.
+	hidden bool
+}
+
+// builtins maps every lower-case SQL name to its entry.
+var builtins map[string]builtin
+
+// plain binds a function whose arguments bind as they are to the
+// expression function fn.
+func plain(fn string) builtin {
+	return builtin{fn: fn, bind: func(b *Binder, _ string, x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
+		args, err := b.bindArgs(x.Args, c)
+		if err != nil {
+			return nil, err
+		}
+		return b.callAt(x, fn, args...)
+	}}
+}
+
+func special(f func(b *Binder, name string, x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error)) builtin {
+	return builtin{bind: f}
+}
+
+func init() {
+	builtins = map[string]builtin{}
+	// Scalars that map one to one onto an expression function (several
+	// names for one function are MySQL's synonyms).
+	for fn, names := range map[string][]string{
+		// strings
+		"substr": {"substr", "substring", "mid"}, "concat": {"concat"}, "concat_ws": {"concat_ws"},
+		"upper": {"upper", "ucase"}, "lower": {"lower", "lcase"},
+		"trim": {"trim"}, "ltrim": {"ltrim"}, "rtrim": {"rtrim"},
+		"length": {"length", "octet_length"}, "char_length": {"char_length", "character_length"},
+		"replace": {"replace"}, "lpad": {"lpad"}, "rpad": {"rpad"}, "left": {"left"}, "right": {"right"},
+		"locate": {"locate"}, "instr": {"instr"}, "position": {"position"}, "reverse": {"reverse"},
+		"repeat": {"repeat"}, "space": {"space"}, "ascii": {"ascii"}, "strcmp": {"strcmp"},
+		"substring_index": {"substring_index"},
+		// conditionals
+		"coalesce": {"coalesce", "ifnull"}, "nullif": {"nullif"}, "if": {"if"},
+		"greatest": {"greatest"}, "least": {"least"},
+		// math
+		"round": {"round"}, "abs": {"abs"}, "floor": {"floor"}, "ceil": {"ceil", "ceiling"},
+		"sqrt": {"sqrt"}, "pow": {"pow", "power"}, "exp": {"exp"}, "ln": {"ln"}, "log": {"log"},
+		"log2": {"log2"}, "log10": {"log10"}, "sign": {"sign"}, "pi": {"pi"}, "truncate": {"truncate"},
+		"sin": {"sin"}, "cos": {"cos"}, "tan": {"tan"}, "cot": {"cot"}, "asin": {"asin"}, "acos": {"acos"},
+		"atan": {"atan"}, "atan2": {"atan2"}, "degrees": {"degrees"}, "radians": {"radians"},
+		// dates
+		"year": {"year"}, "month": {"month"}, "day": {"day", "dayofmonth"}, "quarter": {"quarter"},
+		"dayofweek": {"dayofweek"}, "weekday": {"weekday"}, "dayofyear": {"dayofyear"},
+		"week": {"week"}, "yearweek": {"yearweek"}, "weekofyear": {"weekofyear"},
+		"dayname": {"dayname"}, "monthname": {"monthname"}, "last_day": {"last_day"},
+		"hour": {"hour"}, "minute": {"minute"}, "second": {"second"}, "microsecond": {"microsecond"},
+		"datediff": {"datediff"}, "date_format": {"date_format"}, "str_to_date": {"str_to_date"},
+		"from_unixtime": {"from_unixtime"}, "date": {"date"}, "timestamp": {"timestamp"},
+		"to_days": {"to_days"}, "from_days": {"from_days"},
+	} {
+		for _, n := range names {
+			builtins[n] = plain(fn)
+		}
+	}
+	for _, n := range []string{"date_add", "adddate", "date_sub", "subdate"} {
+		builtins[n] = special((*Binder).bindDateArith)
+	}
+	for _, n := range []string{"now", "current_timestamp", "localtime", "localtimestamp", "utc_timestamp",
+		"curdate", "current_date", "utc_date"} {
+		builtins[n] = special((*Binder).bindNow)
+	}
+	builtins["unix_timestamp"] = special((*Binder).bindUnixTimestamp)
+	builtins["extract"] = special((*Binder).bindExtract)
+	builtins["timestampdiff"] = special((*Binder).bindTimestampDiff)
+	builtins["timestampadd"] = special((*Binder).bindTimestampAdd)
+	builtins["grouping"] = special((*Binder).bindGrouping)
+	builtins[ast.DateLiteral] = builtin{bind: (*Binder).bindTypedLiteral, hidden: true}
+	builtins[ast.TimestampLiteral] = builtin{bind: (*Binder).bindTypedLiteral, hidden: true}
+	builtins[ast.TimeLiteral] = builtin{bind: (*Binder).bindTypedLiteral, hidden: true}
+	// ANY_VALUE is a scalar pass-through in a query without aggregation
+	// and an aggregate (any value of the group) in one with, as in MySQL.
+	builtins["any_value"] = builtin{kind: aggregateKind, agg: "any_value", bind: (*Binder).bindAnyValue}
+
+	// Aggregates. STD and STDDEV are MySQL's synonyms of STDDEV_POP,
+	// VARIANCE of VAR_POP (the population forms).
+	for agg, names := range map[string][]string{
+		"sum": {"sum"}, "avg": {"avg"}, "min": {"min"}, "max": {"max"}, "count": {"count"},
+		"stddev_samp": {"stddev_samp"}, "stddev_pop": {"stddev_pop", "stddev", "std"},
+		"var_samp": {"var_samp"}, "var_pop": {"var_pop", "variance"},
+		"bit_and": {"bit_and"}, "bit_or": {"bit_or"}, "bit_xor": {"bit_xor"},
+	} {
+		for _, n := range names {
+			builtins[n] = builtin{kind: aggregateKind, agg: agg}
+		}
+	}
+	builtins["group_concat"] = builtin{kind: aggregateKind, agg: "group_concat", noWindow: true}
+	for _, n := range []string{"row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile",
+		"lag", "lead", "first_value", "last_value", "nth_value"} {
+		builtins[n] = builtin{kind: windowKind}
+	}
+}
+
+// Builtins lists every function a query may call, by name, with its kind
+// (scalar, aggregate or window), sorted by name: the rows of SHOW
+// BUILTINS.
+func Builtins() [][2]string {
+	var out [][2]string
+	for n, f := range builtins {
+		if !f.hidden {
+			out = append(out, [2]string{n, f.kind.String()})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
+	return out
+}
+
+// unknownFunction is the error for a name the registry does not have,
+// with the closest names it does have.
+func unknownFunction(name, where string) error {
+	msg := fmt.Sprintf("unknown function %s in %s", name, where)
+	if s := suggest(name); len(s) > 0 {
+		msg += "; did you mean " + strings.Join(s, " or ") + "?"
+	}
+	return fmt.Errorf("%w: %s (SHOW BUILTINS lists the functions fsql has)", exec.ErrPlan, msg)
+}
+
+// suggest returns the visible names nearest to name by edit distance
+// (adjacent transpositions count once), at most three, when they are
+// near enough to be a likely typo.
+func suggest(name string) []string {
+	name = strings.ToLower(name)
+	limit := 1
+	if len(name) >= 4 {
+		limit = 2
+	}
+	if len(name) >= 9 {
+		limit = 3
+	}
+	best := limit + 1
+	var out []string
+	for n, f := range builtins {
+		if f.hidden {
+			continue
+		}
+		d := editDistance(name, n)
+		switch {
+		case d < best:
+			best, out = d, []string{n}
+		case d == best:
+			out = append(out, n)
+		}
+	}
+	if best > limit {
+		return nil
+	}
+	sort.Strings(out)
+	if len(out) > 3 {
+		out = out[:3]
+	}
+	return out
+}
+
+// editDistance is the optimal-string-alignment distance: insertions,
+// deletions, substitutions and swaps of adjacent characters cost 1.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev2 := make([]int, len(rb)+1)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(rb)]
+}
+
+// bindFunc binds a function call through the registry.
 func (b *Binder) bindFunc(x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
-	name := strings.ToLower(x.FnName.L)
-	switch name {
-	case "date_add", "adddate", "date_sub", "subdate":
-		return b.bindDateArith(x, c, name == "date_sub" || name == "subdate")
-	case "extract":
-		if len(x.Args) != 2 {
-			return nil, fmt.Errorf("%w: EXTRACT needs a unit and a value", exec.ErrPlan)
-		}
-		u, ok := x.Args[0].(*ast.TimeUnitExpr)
-		if !ok {
-			return nil, fmt.Errorf("%w: EXTRACT unit %s", exec.ErrNotImplemented, restore(x.Args[0]))
-		}
-		fn := map[ast.TimeUnitType]string{ast.TimeUnitYear: "year", ast.TimeUnitMonth: "month", ast.TimeUnitDay: "day", ast.TimeUnitQuarter: "quarter"}[u.Unit]
-		if fn == "" {
-			return nil, fmt.Errorf("%w: EXTRACT(%s FROM ...)", exec.ErrNotImplemented, u.Unit.String())
-		}
-		v, err := b.bindExpr(x.Args[1], c)
-		if err != nil {
-			return nil, err
-		}
-		return b.call(fn, v)
-	case "grouping":
-		return b.bindGrouping(x, c)
-	case ast.DateLiteral:
-		v, err := b.bindExpr(x.Args[0], c)
-		if err != nil {
-			return nil, err
-		}
-		return expr.NewCast(v, arrow.FixedWidthTypes.Date32)
-	}
-	fn, ok := scalarFuncs[name]
+	name := x.FnName.L
+	f, ok := builtins[name]
 	if !ok {
-		return nil, fmt.Errorf("%w: function %s", exec.ErrNotImplemented, x.FnName.O)
+		return nil, unknownFunction(x.FnName.O, restore(x))
 	}
-	args := make([]expr.Expr, 0, len(x.Args))
-	for _, a := range x.Args {
+	switch {
+	case f.bind != nil:
+		return f.bind(b, name, x, c)
+	case f.kind == windowKind:
+		return nil, fmt.Errorf("%w: window function %s needs an OVER clause", exec.ErrPlan, restore(x))
+	}
+	return nil, fmt.Errorf("%w: aggregate %s is not allowed here", exec.ErrPlan, restore(x))
+}
+
+func (b *Binder) bindArgs(ns []ast.ExprNode, c *exprCtx) ([]expr.Expr, error) {
+	args := make([]expr.Expr, 0, len(ns))
+	for _, a := range ns {
 		if _, isDir := a.(*ast.TrimDirectionExpr); isDir {
 			return nil, fmt.Errorf("%w: TRIM with a direction or a remove string", exec.ErrNotImplemented)
 		}
@@ -69,28 +262,41 @@ func (b *Binder) bindFunc(x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
 		}
 		args = append(args, e)
 	}
-	if (fn == "trim" || fn == "ltrim" || fn == "rtrim") && len(args) != 1 {
-		return nil, fmt.Errorf("%w: TRIM with a remove string", exec.ErrNotImplemented)
-	}
-	return b.call(fn, args...)
+	return args, nil
 }
 
-func (b *Binder) bindDateArith(x *ast.FuncCallExpr, c *exprCtx, sub bool) (expr.Expr, error) {
+// callAt binds fn like call, naming the SQL text of x in an error.
+func (b *Binder) callAt(x ast.Node, fn string, args ...expr.Expr) (expr.Expr, error) {
+	if (fn == "trim" || fn == "ltrim" || fn == "rtrim") && len(args) != 1 {
+		return nil, fmt.Errorf("%w: TRIM with a remove string in %s", exec.ErrNotImplemented, restore(x))
+	}
+	e, err := expr.NewCall(fn, args...)
+	if err != nil {
+		return nil, exprError(err, restore(x))
+	}
+	return e, nil
+}
+
+// exprError maps an expression-layer error at bind time onto exec's
+// sentinels: an unsupported form is not implemented, anything else a
+// plan error.
+func exprError(err error, where string) error {
+	if errors.Is(err, expr.ErrUnsupported) {
+		return fmt.Errorf("%w: %s in %s", exec.ErrNotImplemented, strings.TrimPrefix(err.Error(), expr.ErrUnsupported.Error()+": "), where)
+	}
+	return fmt.Errorf("%w: %v in %s", exec.ErrPlan, err, where)
+}
+
+// bindDateArith binds date_add/adddate/date_sub/subdate (and
+// d ± INTERVAL n unit, which the parser turns into them).
+func (b *Binder) bindDateArith(name string, x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
+	sub := name == "date_sub" || name == "subdate"
 	if len(x.Args) != 3 {
-		if len(x.Args) == 2 { // adddate(d, n): n days
-			x = &ast.FuncCallExpr{FnName: x.FnName, Args: []ast.ExprNode{x.Args[0], x.Args[1], &ast.TimeUnitExpr{Unit: ast.TimeUnitDay}}}
-		} else {
-			return nil, fmt.Errorf("%w: %s needs a date, an amount and a unit", exec.ErrPlan, x.FnName.O)
-		}
+		return nil, fmt.Errorf("%w: %s needs a date, an amount and a unit", exec.ErrPlan, x.FnName.O)
 	}
 	d, err := b.bindExpr(x.Args[0], c)
 	if err != nil {
 		return nil, err
-	}
-	if d.DataType().ID() == arrow.STRING {
-		if d, err = expr.NewCast(d, arrow.FixedWidthTypes.Date32); err != nil {
-			return nil, fmt.Errorf("%w: %v", exec.ErrPlan, err)
-		}
 	}
 	n, err := b.bindExpr(x.Args[1], c)
 	if err != nil {
@@ -100,36 +306,215 @@ func (b *Binder) bindDateArith(x *ast.FuncCallExpr, c *exprCtx, sub bool) (expr.
 	if !ok {
 		return nil, fmt.Errorf("%w: interval unit %s", exec.ErrNotImplemented, restore(x.Args[2]))
 	}
-	if sub {
-		if n, err = b.call("neg", n); err != nil {
+	e, err := expr.NewDateArith(d, n, u.Unit.String(), sub)
+	if err != nil {
+		return nil, exprError(err, restore(x))
+	}
+	return e, nil
+}
+
+// bindTimestampAdd binds TIMESTAMPADD(unit, n, d), which is d + INTERVAL
+// n unit.
+func (b *Binder) bindTimestampAdd(_ string, x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
+	if len(x.Args) != 3 {
+		return nil, fmt.Errorf("%w: TIMESTAMPADD needs a unit, an amount and a date", exec.ErrPlan)
+	}
+	u, ok := x.Args[0].(*ast.TimeUnitExpr)
+	if !ok {
+		return nil, fmt.Errorf("%w: TIMESTAMPADD unit %s", exec.ErrPlan, restore(x.Args[0]))
+	}
+	n, err := b.bindExpr(x.Args[1], c)
+	if err != nil {
+		return nil, err
+	}
+	d, err := b.bindExpr(x.Args[2], c)
+	if err != nil {
+		return nil, err
+	}
+	e, err := expr.NewDateArith(d, n, u.Unit.String(), false)
+	if err != nil {
+		return nil, exprError(err, restore(x))
+	}
+	return e, nil
+}
+
+// bindTimestampDiff binds TIMESTAMPDIFF(unit, a, b).
+func (b *Binder) bindTimestampDiff(_ string, x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
+	if len(x.Args) != 3 {
+		return nil, fmt.Errorf("%w: TIMESTAMPDIFF needs a unit and two dates", exec.ErrPlan)
+	}
+	u, ok := x.Args[0].(*ast.TimeUnitExpr)
+	if !ok {
+		return nil, fmt.Errorf("%w: TIMESTAMPDIFF unit %s", exec.ErrPlan, restore(x.Args[0]))
+	}
+	args, err := b.bindArgs(x.Args[1:], c)
+	if err != nil {
+		return nil, err
+	}
+	unit := expr.NewLiteral(strings.ToLower(u.Unit.String()), arrow.BinaryTypes.String)
+	return b.callAt(x, "timestampdiff", append([]expr.Expr{unit}, args...)...)
+}
+
+// extractUnits maps EXTRACT's units to the parts they combine: a compound
+// unit such as DAY_HOUR is day*100 + hour, as MySQL computes it.
+var extractUnits = map[ast.TimeUnitType][]string{
+	ast.TimeUnitYear: {"year"}, ast.TimeUnitQuarter: {"quarter"}, ast.TimeUnitMonth: {"month"},
+	ast.TimeUnitWeek: {"week"}, ast.TimeUnitDay: {"day"}, ast.TimeUnitHour: {"hour"},
+	ast.TimeUnitMinute: {"minute"}, ast.TimeUnitSecond: {"second"}, ast.TimeUnitMicrosecond: {"microsecond"},
+	ast.TimeUnitYearMonth: {"year", "month"}, ast.TimeUnitDayHour: {"day", "hour"},
+	ast.TimeUnitDayMinute: {"day", "hour", "minute"}, ast.TimeUnitDaySecond: {"day", "hour", "minute", "second"},
+	ast.TimeUnitHourMinute: {"hour", "minute"}, ast.TimeUnitHourSecond: {"hour", "minute", "second"},
+	ast.TimeUnitMinuteSecond:      {"minute", "second"},
+	ast.TimeUnitSecondMicrosecond: {"second", "microsecond"},
+	ast.TimeUnitMinuteMicrosecond: {"minute", "second", "microsecond"},
+	ast.TimeUnitHourMicrosecond:   {"hour", "minute", "second", "microsecond"},
+	ast.TimeUnitDayMicrosecond:    {"day", "hour", "minute", "second", "microsecond"},
+}
+
+func (b *Binder) bindExtract(_ string, x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
+	if len(x.Args) != 2 {
+		return nil, fmt.Errorf("%w: EXTRACT needs a unit and a value", exec.ErrPlan)
+	}
+	u, ok := x.Args[0].(*ast.TimeUnitExpr)
+	if !ok {
+		return nil, fmt.Errorf("%w: EXTRACT unit %s", exec.ErrNotImplemented, restore(x.Args[0]))
+	}
+	parts, ok := extractUnits[u.Unit]
+	if !ok {
+		return nil, fmt.Errorf("%w: EXTRACT(%s FROM ...)", exec.ErrNotImplemented, u.Unit.String())
+	}
+	v, err := b.bindExpr(x.Args[1], c)
+	if err != nil {
+		return nil, err
+	}
+	var out expr.Expr
+	for _, p := range parts {
+		e, err := b.callAt(x, p, v)
+		if err != nil {
+			return nil, err
+		}
+		if out == nil {
+			out = e
+			continue
+		}
+		scale := int64(100)
+		if p == "microsecond" {
+			scale = 1000000
+		}
+		if out, err = b.callAt(x, "*", out, expr.NewLiteral(scale, arrow.PrimitiveTypes.Int64)); err != nil {
+			return nil, err
+		}
+		if out, err = b.callAt(x, "+", out, e); err != nil {
 			return nil, err
 		}
 	}
-	switch u.Unit {
-	case ast.TimeUnitDay:
-		return b.call("date_add", d, n)
-	case ast.TimeUnitWeek:
-		seven := expr.NewLiteral(int64(7), arrow.PrimitiveTypes.Int64)
-		if n, err = b.call("*", n, seven); err != nil {
-			return nil, err
-		}
-		return b.call("date_add", d, n)
-	case ast.TimeUnitMonth:
-		return b.call("date_add_month", d, n)
-	case ast.TimeUnitYear:
-		twelve := expr.NewLiteral(int64(12), arrow.PrimitiveTypes.Int64)
-		if n, err = b.call("*", n, twelve); err != nil {
-			return nil, err
-		}
-		return b.call("date_add_month", d, n)
+	return out, nil
+}
+
+// bindTypedLiteral binds DATE '...', TIMESTAMP '...' (a DATETIME, as in
+// MySQL) and TIME '...'.
+func (b *Binder) bindTypedLiteral(name string, x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
+	v, err := b.bindExpr(x.Args[0], c)
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("%w: interval unit %s (supported: DAY, WEEK, MONTH, YEAR)", exec.ErrNotImplemented, u.Unit.String())
+	to, what := arrow.DataType(arrow.FixedWidthTypes.Date32), "DATE"
+	switch name {
+	case ast.TimestampLiteral:
+		to, what = expr.DatetimeType, "TIMESTAMP"
+	case ast.TimeLiteral:
+		to, what = expr.TimeType, "TIME"
+	}
+	e, err := expr.NewCast(v, to)
+	if err != nil {
+		return nil, exprError(err, restore(x))
+	}
+	// A literal that is not a date is an error here, at the literal.
+	f, ferr := expr.ConstantFold(e, b.alloc)
+	if ferr == nil {
+		if _, ok := f.(*expr.Literal); !ok {
+			return nil, fmt.Errorf("%w: %s is not a valid %s literal", exec.ErrPlan, restore(x.Args[0]), what)
+		}
+		return f, nil
+	}
+	return e, nil
+}
+
+// stmtTime is the statement's time: NOW() is one value for the whole
+// statement, as in MySQL, taken when the binder first needs it.
+func (b *Binder) stmtTime() time.Time {
+	if b.now.IsZero() {
+		b.now = time.Now().UTC()
+	}
+	return b.now
+}
+
+// bindNow binds NOW()/CURRENT_TIMESTAMP/LOCALTIME[STAMP]/UTC_TIMESTAMP
+// (a DATETIME; NOW(n) keeps n digits of the second, NOW() none) and
+// CURDATE()/CURRENT_DATE/UTC_DATE (a DATE). The session time zone is UTC,
+// so the local and UTC forms agree.
+func (b *Binder) bindNow(name string, x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
+	t := b.stmtTime()
+	switch name {
+	case "curdate", "current_date", "utc_date":
+		if len(x.Args) != 0 {
+			return nil, fmt.Errorf("%w: %s takes no arguments", exec.ErrPlan, x.FnName.O)
+		}
+		days := t.Unix() / 86400
+		return expr.NewLiteral(arrow.Date32(days), arrow.FixedWidthTypes.Date32), nil
+	}
+	fsp := int64(0)
+	if len(x.Args) > 1 {
+		return nil, fmt.Errorf("%w: %s takes at most one argument", exec.ErrPlan, x.FnName.O)
+	}
+	if len(x.Args) == 1 {
+		n, err := constInt(x.Args[0], x.FnName.O+"'s precision")
+		if err != nil {
+			return nil, err
+		}
+		if n < 0 || n > 6 {
+			return nil, fmt.Errorf("%w: precision %d in %s is out of range (0 to 6)", exec.ErrPlan, n, restore(x))
+		}
+		fsp = n
+	}
+	us := t.UnixMicro()
+	unit := int64(1)
+	for k := fsp; k < 6; k++ {
+		unit *= 10
+	}
+	us -= us % unit
+	return expr.NewLiteral(arrow.Timestamp(us), expr.DatetimeType), nil
+}
+
+// bindUnixTimestamp binds UNIX_TIMESTAMP() (the statement's time as a
+// BIGINT) and UNIX_TIMESTAMP(d).
+func (b *Binder) bindUnixTimestamp(_ string, x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
+	if len(x.Args) == 0 {
+		return expr.NewLiteral(b.stmtTime().Unix(), arrow.PrimitiveTypes.Int64), nil
+	}
+	args, err := b.bindArgs(x.Args, c)
+	if err != nil {
+		return nil, err
+	}
+	return b.callAt(x, "unix_timestamp", args...)
+}
+
+// bindAnyValue binds ANY_VALUE(x) outside aggregation: x itself. With
+// aggregation bindExpr finds it among the aggregates first.
+func (b *Binder) bindAnyValue(_ string, x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
+	if len(x.Args) != 1 {
+		return nil, fmt.Errorf("%w: ANY_VALUE takes one argument", exec.ErrPlan)
+	}
+	if c.agg != nil {
+		return b.bindExpr(&ast.AggregateFuncExpr{F: "any_value", Args: x.Args}, c)
+	}
+	return b.bindExpr(x.Args[0], c)
 }
 
 // bindGrouping binds grouping(col): 1 when col is rolled up in the row's
 // grouping set. It reads the Aggregate's grouping id, never NULLs, since
 // dimension columns hold real NULLs.
-func (b *Binder) bindGrouping(x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
+func (b *Binder) bindGrouping(_ string, x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
 	if c.agg == nil || c.agg.gidCol < 0 {
 		return nil, fmt.Errorf("%w: grouping() is only allowed in a query with GROUP BY ... WITH ROLLUP", exec.ErrPlan)
 	}
@@ -146,4 +531,120 @@ func (b *Binder) bindGrouping(x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error
 	}
 	gid := c.sc.column(c.agg.gidCol)
 	return b.call("getbit", gid, expr.NewLiteral(int64(idx), arrow.PrimitiveTypes.Int64))
+}
+
+// bindAggCall binds one aggregate call against the FROM scope.
+func (b *Binder) bindAggCall(n *ast.AggregateFuncExpr, from *exprCtx) (planner.AggCall, error) {
+	name := strings.ToLower(n.F)
+	f, ok := builtins[name]
+	if !ok || f.kind != aggregateKind {
+		return planner.AggCall{}, unknownAggregate(n.F, restore(n))
+	}
+	fn := f.agg
+	call := planner.AggCall{Fn: fn, Distinct: n.Distinct, Name: restore(n)}
+	if fn == "group_concat" {
+		return b.bindGroupConcat(n, from, call)
+	}
+	if n.Order != nil {
+		return call, fmt.Errorf("%w: ORDER BY inside %s", exec.ErrPlan, restore(n))
+	}
+	if len(n.Args) != 1 {
+		return planner.AggCall{}, fmt.Errorf("%w: %s with %d arguments", exec.ErrNotImplemented, n.F, len(n.Args))
+	}
+	if fn == "count" && !n.Distinct && isNonNullConst(n.Args[0]) {
+		call.Fn = "count_star"
+		call.Type = arrow.PrimitiveTypes.Int64
+		return call, nil
+	}
+	if hasAgg(n.Args[0]) {
+		return call, fmt.Errorf("%w: aggregate %s nested in another aggregate", exec.ErrPlan, restore(n.Args[0]))
+	}
+	arg, err := b.bindValue(n.Args[0], from)
+	if err != nil {
+		return call, err
+	}
+	if arg, err = expr.AggregateArg(fn, arg); err != nil {
+		return call, exprError(err, restore(n))
+	}
+	call.Arg = arg
+	t, err := expr.AggregateType(fn, arg.DataType())
+	if err != nil {
+		return call, exprError(err, restore(n))
+	}
+	call.Type = t
+	return call, nil
+}
+
+// unknownAggregate is the error for an aggregate name fsql lacks (the
+// parser knows JSON_ARRAYAGG and others).
+func unknownAggregate(name, where string) error {
+	msg := fmt.Sprintf("aggregate function %s in %s is not supported", name, where)
+	if s := suggest(name); len(s) > 0 {
+		msg += "; did you mean " + strings.Join(s, " or ") + "?"
+	}
+	return fmt.Errorf("%w: %s (SHOW BUILTINS lists the functions fsql has)", exec.ErrNotImplemented, msg)
+}
+
+// bindGroupConcat binds GROUP_CONCAT([DISTINCT] v, ... [ORDER BY k [DESC],
+// ...] [SEPARATOR s]). The parser appends the separator (',' by default)
+// to the arguments. ORDER BY may name a position, which counts the
+// values. DISTINCT is applied by the aggregate itself, so its partial
+// states still merge.
+func (b *Binder) bindGroupConcat(n *ast.AggregateFuncExpr, from *exprCtx, call planner.AggCall) (planner.AggCall, error) {
+	if len(n.Args) < 2 {
+		return call, fmt.Errorf("%w: %s needs a value", exec.ErrPlan, restore(n))
+	}
+	sepNode := n.Args[len(n.Args)-1]
+	sepExpr, err := b.bindValue(sepNode, from)
+	if err != nil {
+		return call, err
+	}
+	sepLit, ok := sepExpr.(*expr.Literal)
+	sep, isStr := "", false
+	if ok {
+		sep, isStr = sepLit.Value.(string)
+	}
+	if !isStr {
+		return call, fmt.Errorf("%w: the SEPARATOR of %s must be a string constant", exec.ErrPlan, restore(n))
+	}
+	var values []expr.Expr
+	for _, a := range n.Args[:len(n.Args)-1] {
+		if hasAgg(a) {
+			return call, fmt.Errorf("%w: aggregate %s nested in another aggregate", exec.ErrPlan, restore(a))
+		}
+		v, err := b.bindValue(a, from)
+		if err != nil {
+			return call, err
+		}
+		values = append(values, v)
+	}
+	var keys []expr.Expr
+	var desc []bool
+	if n.Order != nil {
+		for _, it := range n.Order.Items {
+			var k expr.Expr
+			if pos, ok := positionOf(it.Expr); ok {
+				if pos < 1 || pos > len(values) {
+					return call, fmt.Errorf("%w: ORDER BY position %d in %s is not one of its %d values", exec.ErrPlan, pos, restore(n), len(values))
+				}
+				k = values[pos-1]
+			} else {
+				if hasAgg(it.Expr) {
+					return call, fmt.Errorf("%w: aggregate %s nested in another aggregate", exec.ErrPlan, restore(it.Expr))
+				}
+				if k, err = b.bindValue(it.Expr, from); err != nil {
+					return call, err
+				}
+			}
+			keys = append(keys, k)
+			desc = append(desc, it.Desc)
+		}
+	}
+	arg, err := expr.NewGroupConcatArg(sep, n.Distinct, values, keys, desc)
+	if err != nil {
+		return call, exprError(err, restore(n))
+	}
+	call.Arg, call.Distinct = arg, false
+	call.Type = arrow.BinaryTypes.String
+	return call, nil
 }

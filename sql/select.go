@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"github.com/fsql-dev/fsql/exec"
@@ -17,8 +16,9 @@ type exprCtx struct {
 	sc *scope
 	// agg is set after aggregation: plain columns must then be group keys.
 	agg *aggCtx
-	// windows maps window-function AST nodes to their output columns.
-	windows map[*ast.WindowFuncExpr]int
+	// windows maps window-function AST nodes to their values (columns
+	// of the Window nodes, or expressions over them).
+	windows map[*ast.WindowFuncExpr]expr.Expr
 	// sub lets scalar and IN subqueries add joins to the plan under the
 	// expression; nil where subqueries are not allowed.
 	sub *subqueryHost
@@ -79,9 +79,6 @@ func (b *Binder) bindSelectCorr(sel *ast.SelectStmt, outer *scope) (*selectResul
 	if sel.Kind != ast.SelectStmtKindSelect {
 		return nil, fmt.Errorf("%w: %v statement", exec.ErrNotImplemented, sel.Kind)
 	}
-	if len(sel.WindowSpecs) > 0 {
-		return nil, fmt.Errorf("%w: named WINDOW clauses", exec.ErrNotImplemented)
-	}
 
 	// FROM
 	var plan planner.Plan
@@ -128,6 +125,7 @@ func (b *Binder) bindSelectCorr(sel *ast.SelectStmt, outer *scope) (*selectResul
 	aggNodes := collectAggs(sel)
 	var actx *aggCtx
 	if sel.GroupBy != nil || len(aggNodes) > 0 {
+		aggNodes = append(aggNodes, collectAnyValues(sel)...)
 		p, a, err := b.bindAggregate(sel, plan, from, aggNodes, corrInner)
 		if err != nil {
 			return nil, err
@@ -156,16 +154,23 @@ func (b *Binder) bindSelectCorr(sel *ast.SelectStmt, outer *scope) (*selectResul
 	// Window functions
 	wins := collectWindows(sel)
 	if len(wins) > 0 {
-		cur.windows = map[*ast.WindowFuncExpr]int{}
-		for _, w := range wins {
-			p, err := b.bindWindow(w, plan, cur)
+		outs := make([]windowOut, len(wins))
+		for i, w := range wins {
+			p, out, err := b.bindWindow(w, sel.WindowSpecs, plan, cur)
 			if err != nil {
 				return nil, err
 			}
-			plan = p
-			cur.windows[w] = len(plan.Schema()) - 1
+			plan, outs[i] = p, out
 		}
 		cur.sc = newScope(plan.Schema(), outer)
+		cur.windows = map[*ast.WindowFuncExpr]expr.Expr{}
+		for i, w := range wins {
+			e, err := b.windowValue(outs[i], cur.sc)
+			if err != nil {
+				return nil, err
+			}
+			cur.windows[w] = e
+		}
 	}
 
 	// SELECT list (scalar and IN subqueries join into host.plan)
@@ -403,48 +408,6 @@ func groupName(n ast.ExprNode) string {
 	return restore(n)
 }
 
-// aggFuncs maps MySQL's aggregate names to fsql's. STD and STDDEV are
-// MySQL's synonyms of STDDEV_POP, VARIANCE of VAR_POP (the population
-// forms; the sample forms have only their own names).
-var aggFuncs = map[string]string{
-	"sum": "sum", "avg": "avg", "min": "min", "max": "max", "count": "count",
-	"stddev_samp": "stddev_samp", "stddev_pop": "stddev_pop", "stddev": "stddev_pop", "std": "stddev_pop",
-	"var_samp": "var_samp", "var_pop": "var_pop", "variance": "var_pop",
-}
-
-func (b *Binder) bindAggCall(n *ast.AggregateFuncExpr, from *exprCtx) (planner.AggCall, error) {
-	fn, ok := aggFuncs[strings.ToLower(n.F)]
-	if !ok {
-		return planner.AggCall{}, fmt.Errorf("%w: aggregate function %s", exec.ErrNotImplemented, n.F)
-	}
-	if len(n.Args) != 1 {
-		return planner.AggCall{}, fmt.Errorf("%w: %s with %d arguments", exec.ErrNotImplemented, n.F, len(n.Args))
-	}
-	call := planner.AggCall{Fn: fn, Distinct: n.Distinct, Name: restore(n)}
-	if fn == "count" && !n.Distinct && isNonNullConst(n.Args[0]) {
-		call.Fn = "count_star"
-		call.Type = arrow.PrimitiveTypes.Int64
-		return call, nil
-	}
-	arg, err := b.bindValue(n.Args[0], from)
-	if err != nil {
-		return call, err
-	}
-	if hasAgg(n.Args[0]) {
-		return call, fmt.Errorf("%w: aggregate %s nested in another aggregate", exec.ErrPlan, restore(n.Args[0]))
-	}
-	if arg, err = expr.AggregateArg(fn, arg); err != nil {
-		return call, fmt.Errorf("%w: %v", exec.ErrPlan, err)
-	}
-	call.Arg = arg
-	t, err := expr.AggregateType(fn, arg.DataType())
-	if err != nil {
-		return call, fmt.Errorf("%w: %v", exec.ErrPlan, err)
-	}
-	call.Type = t
-	return call, nil
-}
-
 func aggKey(c planner.AggCall) string {
 	k := c.Fn
 	if c.Distinct {
@@ -454,70 +417,6 @@ func aggKey(c planner.AggCall) string {
 		k += "(" + exprKey(c.Arg) + ")"
 	}
 	return k
-}
-
-// bindWindow appends one Window node computing w.
-func (b *Binder) bindWindow(w *ast.WindowFuncExpr, plan planner.Plan, cur *exprCtx) (planner.Plan, error) {
-	if w.Spec.Name.O != "" || w.Spec.Ref.O != "" {
-		return nil, fmt.Errorf("%w: named window %s", exec.ErrNotImplemented, w.Spec.Name.O+w.Spec.Ref.O)
-	}
-	frame, err := windowFrame(w)
-	if err != nil {
-		return nil, err
-	}
-	if w.Distinct || w.FromLast || w.IgnoreNull {
-		return nil, fmt.Errorf("%w: window function modifiers in %s", exec.ErrNotImplemented, restore(w))
-	}
-	name := strings.ToLower(w.Name)
-	win := &planner.Window{Child: plan, Frame: frame}
-	f := planner.WindowCall{Fn: name, Name: restore(w)}
-	switch name {
-	case "rank", "dense_rank", "row_number":
-		f.Type = arrow.PrimitiveTypes.Int64
-	case "sum", "avg", "min", "max", "count":
-		if len(w.Args) != 1 {
-			return nil, fmt.Errorf("%w: %s with %d arguments", exec.ErrPlan, name, len(w.Args))
-		}
-		if name == "count" && isNonNullConst(w.Args[0]) {
-			f.Fn = "count_star"
-			f.Type = arrow.PrimitiveTypes.Int64
-			break
-		}
-		arg, err := b.bindValue(w.Args[0], cur)
-		if err != nil {
-			return nil, err
-		}
-		if arg, err = expr.AggregateArg(name, arg); err != nil {
-			return nil, fmt.Errorf("%w: %v", exec.ErrPlan, err)
-		}
-		t, err := expr.AggregateType(name, arg.DataType())
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", exec.ErrPlan, err)
-		}
-		f.Arg, f.Type = arg, t
-	default:
-		return nil, fmt.Errorf("%w: window function %s", exec.ErrNotImplemented, w.Name)
-	}
-	if w.Spec.PartitionBy != nil {
-		for _, it := range w.Spec.PartitionBy.Items {
-			e, err := b.bindValue(it.Expr, cur)
-			if err != nil {
-				return nil, err
-			}
-			win.PartitionBy = append(win.PartitionBy, e)
-		}
-	}
-	if w.Spec.OrderBy != nil {
-		for _, it := range w.Spec.OrderBy.Items {
-			e, err := b.bindValue(it.Expr, cur)
-			if err != nil {
-				return nil, err
-			}
-			win.OrderBy = append(win.OrderBy, planner.SortKey{Expr: e, Desc: it.Desc, NullsFirst: !it.Desc})
-		}
-	}
-	win.Funcs = []planner.WindowCall{f}
-	return win, nil
 }
 
 // collectAggs lists the aggregate calls of the select list, HAVING and
@@ -541,6 +440,44 @@ func collectAggs(sel *ast.SelectStmt) []*ast.AggregateFuncExpr {
 }
 
 type aggCollector struct{ aggs []*ast.AggregateFuncExpr }
+
+// collectAnyValues lists ANY_VALUE calls outside other aggregates as the
+// aggregates they are in a query that aggregates (they do not make a
+// query aggregate by themselves, as in MySQL).
+func collectAnyValues(sel *ast.SelectStmt) []*ast.AggregateFuncExpr {
+	v := &anyValueCollector{}
+	for _, f := range sel.Fields.Fields {
+		if f.Expr != nil {
+			f.Expr.Accept(v)
+		}
+	}
+	if sel.Having != nil {
+		sel.Having.Expr.Accept(v)
+	}
+	if sel.OrderBy != nil {
+		for _, it := range sel.OrderBy.Items {
+			it.Expr.Accept(v)
+		}
+	}
+	return v.aggs
+}
+
+type anyValueCollector struct{ aggs []*ast.AggregateFuncExpr }
+
+func (v *anyValueCollector) Enter(n ast.Node) (ast.Node, bool) {
+	switch x := n.(type) {
+	case *ast.FuncCallExpr:
+		if x.FnName.L == "any_value" && len(x.Args) == 1 {
+			v.aggs = append(v.aggs, &ast.AggregateFuncExpr{F: "any_value", Args: x.Args})
+			return n, true
+		}
+	case *ast.AggregateFuncExpr, *ast.SubqueryExpr, *ast.ExistsSubqueryExpr:
+		return n, true
+	}
+	return n, false
+}
+
+func (v *anyValueCollector) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
 func (v *aggCollector) Enter(n ast.Node) (ast.Node, bool) {
 	switch x := n.(type) {
@@ -599,26 +536,4 @@ func hasAggOrWindow(n ast.ExprNode) bool {
 	v := &winCollector{}
 	n.Accept(v)
 	return len(v.wins) > 0
-}
-
-// windowFrame maps the frames fsql runs onto exec's; others fail naming
-// the frame rather than running with a different one.
-func windowFrame(w *ast.WindowFuncExpr) (exec.WindowFrame, error) {
-	f := w.Spec.Frame
-	if f == nil {
-		return exec.FrameDefault, nil
-	}
-	start, end := f.Extent.Start, f.Extent.End
-	unboundedPreceding := start.Type == ast.Preceding && start.UnBounded
-	switch {
-	case f.Type == ast.Groups:
-	case !unboundedPreceding:
-	case end.Type == ast.CurrentRow && f.Type == ast.Rows:
-		return exec.FrameRowsToCurrent, nil
-	case end.Type == ast.CurrentRow && f.Type == ast.Ranges:
-		return exec.FrameDefault, nil
-	case end.Type == ast.Following && end.UnBounded:
-		return exec.FramePartition, nil
-	}
-	return 0, fmt.Errorf("%w: explicit window frame in %s (supported: ROWS or RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW or UNBOUNDED FOLLOWING)", exec.ErrNotImplemented, restore(w))
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
-	"github.com/pingcap/tidb/pkg/parser/mysql"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
 	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
 
@@ -197,7 +196,7 @@ var astFields = map[reflect.Type]map[string]fieldRule{
 	typeOf[ast.FrameClause]():       {"Type": bind(), "Extent": nest()},
 	typeOf[ast.FrameExtent]():       {"Start": bind(), "End": bind()},
 	typeOf[ast.FrameBound](): {
-		// windowFrame accepts only UNBOUNDED and CURRENT ROW bounds.
+		// windowFrame binds every bound MySQL has (GROUPS frames fail).
 		"Type":      bind(),
 		"UnBounded": bind(),
 		"Expr":      bind(),
@@ -227,7 +226,7 @@ var astFields = map[reflect.Type]map[string]fieldRule{
 		"F":        bind(),
 		"Args":     bind(),
 		"Distinct": bind(),
-		"Order":    reject("ORDER BY inside an aggregate function"),
+		"Order":    bind(), // GROUP_CONCAT's; bindAggCall rejects it elsewhere
 	},
 	typeOf[ast.WindowFuncExpr](): {
 		"Name":       bind(),
@@ -257,7 +256,7 @@ var astFields = map[reflect.Type]map[string]fieldRule{
 	typeOf[ast.WhenClause](): {"Expr": bind(), "Result": bind()},
 	typeOf[ast.FuncCastExpr](): {
 		"Expr":            bind(),
-		"Tp":              check(castTarget),
+		"Tp":              bind(),     // castType reads the type, its length, precision, UNSIGNED and character set
 		"FunctionType":    internal(), // CAST, CONVERT and BINARY spell the same cast
 		"ExplicitCharSet": internal(), // the character set itself is in Tp, which castType checks
 	},
@@ -270,6 +269,42 @@ var astFields = map[reflect.Type]map[string]fieldRule{
 	typeOf[ast.SetCollationExpr]():  {"Expr": bind(), "Collate": bind()},
 	typeOf[ast.TimeUnitExpr]():      {"Unit": bind()},
 	typeOf[ast.TrimDirectionExpr](): {"Direction": bind()}, // TRIM(LEADING ...) fails in bindFunc
+	typeOf[ast.ShowStmt](): {
+		"Tp":                    check(showType),
+		"Flag":                  internal(), // which keywords spelled the statement (FULL is in Full)
+		"DBName":                reject("SHOW ... FROM a database"),
+		"Table":                 reject("SHOW ... of a table"),
+		"Procedure":             reject("SHOW ... of a procedure"),
+		"Partition":             reject("SHOW ... of a partition"),
+		"Column":                reject("SHOW ... of a column"),
+		"IndexName":             reject("SHOW ... of an index"),
+		"ResourceGroupName":     reject("SHOW ... of a resource group"),
+		"Full":                  reject("SHOW FULL"),
+		"User":                  reject("SHOW ... of a user"),
+		"Roles":                 reject("SHOW ... USING roles"),
+		"IfNotExists":           reject("SHOW ... IF NOT EXISTS"),
+		"Extended":              reject("SHOW EXTENDED"),
+		"Limit":                 reject("SHOW ... LIMIT"),
+		"CountWarningsOrErrors": reject("SHOW COUNT(*) WARNINGS/ERRORS"),
+		"GlobalScope":           reject("SHOW GLOBAL"),
+		"Pattern":               reject("SHOW ... LIKE"),
+		"Where":                 reject("SHOW ... WHERE"),
+		"ShowProfileTypes":      reject("SHOW PROFILE"),
+		"ShowProfileArgs":       reject("SHOW PROFILE"),
+		"ShowProfileLimit":      reject("SHOW PROFILE"),
+		"ShowGroupKey":          reject("SHOW IMPORT GROUP"),
+		"ImportJobID":           reject("SHOW IMPORT JOB"),
+		"ImportJobRaw":          reject("SHOW RAW IMPORT JOB"),
+		"DistributionJobID":     reject("SHOW DISTRIBUTION JOB"),
+	},
+}
+
+// showType accepts the SHOW statements bindShow binds.
+func showType(v reflect.Value) error {
+	if t, _ := v.Interface().(ast.ShowStmtType); t == ast.ShowBuiltins {
+		return nil
+	}
+	return fmt.Errorf("%w: this SHOW statement (fsql has SHOW BUILTINS)", exec.ErrNotImplemented)
 }
 
 // Limits, as SQLite's: they bound the binder's and planner's work and
@@ -536,20 +571,6 @@ func schemaName(v reflect.Value) error {
 		return nil
 	}
 	return fmt.Errorf("%w: database qualifier '%s.': fsql has one unnamed database (the data folder); drop the qualifier", exec.ErrPlan, s.O)
-}
-
-// castTarget rejects the part of a CAST target the binder does not
-// implement and would otherwise drop: UNSIGNED (castType reads the type
-// alone, and CAST(-1 AS UNSIGNED) is 18446744073709551615 in MySQL).
-func castTarget(v reflect.Value) error {
-	x, ok := v.Interface().(interface{ GetFlag() uint })
-	if !ok || v.IsNil() {
-		return nil
-	}
-	if mysql.HasUnsignedFlag(x.GetFlag()) {
-		return fmt.Errorf("%w: CAST ... AS UNSIGNED", exec.ErrNotImplemented)
-	}
-	return nil
 }
 
 // checkTableSource: column names after an alias rename a derived table's

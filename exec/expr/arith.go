@@ -30,6 +30,8 @@ var arithBinders = map[string]binder{
 func numericArg(fn string, args []Expr, e Expr) (Expr, error) {
 	t := e.DataType()
 	switch {
+	case isUint(t):
+		return coerce(e, decType(20, 0))
 	case isNumeric(t), isNullType(t):
 		return e, nil
 	case isText(t):
@@ -38,7 +40,7 @@ func numericArg(fn string, args []Expr, e Expr) (Expr, error) {
 		return coerce(e, tInt64)
 	}
 	why := ""
-	if t.ID() == arrow.DATE32 {
+	if isTemporal(t) {
 		why = "date arithmetic uses date_add/date_sub with an INTERVAL"
 	}
 	return nil, argErr(fn, args, why)

@@ -21,7 +21,8 @@ func init() {
 	binders = map[string]binder{}
 	for _, fam := range []map[string]binder{
 		arithBinders, compareBinders, logicBinders, condBinders, stringBinders,
-		dateBinders, mathBinders,
+		dateBinders, dateFuncBinders, dateFmtBinders, mathBinders, mathFuncBinders,
+		strFuncBinders, greatestBinders, sortKeyBinders, temporalBinders,
 	} {
 		for k, v := range fam {
 			binders[k] = v
@@ -151,6 +152,8 @@ func (c *Call) String() string {
 		return "(" + args[0] + " IN (" + strings.Join(args[1:], ", ") + "))"
 	case "like":
 		return "(" + args[0] + " LIKE " + args[1] + ")"
+	case "group_concat_arg":
+		return groupConcatArgString(c, args)
 	}
 	return c.Fn + "(" + strings.Join(args, ", ") + ")"
 }

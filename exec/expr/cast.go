@@ -81,11 +81,11 @@ func castable(t arrow.DataType) bool {
 		return true
 	}
 	switch t.ID() {
-	case arrow.NULL, arrow.BOOL, arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64,
+	case arrow.NULL, arrow.BOOL, arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT64,
 		arrow.FLOAT64, arrow.DECIMAL128, arrow.STRING, arrow.DATE32:
 		return true
 	}
-	return false
+	return isDatetime(t) || isTime(t)
 }
 
 func checkCast(from, to arrow.DataType) error {
@@ -97,8 +97,12 @@ func checkCast(from, to arrow.DataType) error {
 		return fmt.Errorf("%w: COLLATE %s of a %s value; only strings have a collation", ErrType, CollationOf(to).name, typeSQL(from))
 	}
 	from, to = plainType(from), plainType(to)
-	if (from.ID() == arrow.DATE32 && to.ID() != arrow.STRING && to.ID() != arrow.DATE32 && to.ID() != arrow.NULL) ||
-		(to.ID() == arrow.DATE32 && from.ID() != arrow.STRING && from.ID() != arrow.NULL) {
+	textual := func(t arrow.DataType) bool { return isString(t) || isTime(t) || isNullType(t) }
+	if (isTime(from) && !textual(to)) || (isTime(to) && !textual(from)) {
+		return fmt.Errorf("%w: CAST from %s to %s (a TIME converts to and from text only)", ErrUnsupported, typeSQL(from), typeSQL(to))
+	}
+	if (isTemporal(from) && to.ID() == arrow.BOOL) || (isTemporal(to) && from.ID() == arrow.BOOL) ||
+		(isTemporal(from) && isUint(to)) || (isUint(from) && isTemporal(to)) {
 		return fmt.Errorf("%w: CAST from %s to %s", ErrUnsupported, typeSQL(from), typeSQL(to))
 	}
 	return nil
@@ -138,6 +142,18 @@ func castArray(ctx *Context, a arrow.Array, to arrow.DataType) (arrow.Array, err
 	if from.ID() == arrow.NULL || to.ID() == arrow.NULL || a.NullN() == n {
 		return array.MakeArrayOfNull(ctx.Alloc, to, n), nil
 	}
+	switch {
+	case isTime(from):
+		return castTimeToString(ctx, a)
+	case isTemporal(from):
+		return castTemporalFrom(ctx, a, to)
+	case isUint(from):
+		return castFromUint(ctx, a, to)
+	case isUint(to):
+		return castToUint(ctx, a)
+	case isTemporal(to) && from.ID() != arrow.STRING:
+		return castNumberToTemporal(ctx, a, to)
+	}
 	switch from.ID() {
 	case arrow.INT8:
 		return castInt(ctx, vals[int8](a), a, to)
@@ -168,19 +184,6 @@ func castArray(ctx *Context, a arrow.Array, to arrow.DataType) (arrow.Array, err
 		return castDecimal(ctx, a.(*array.Decimal128), to)
 	case arrow.STRING:
 		return castString(ctx, a.(*array.String), to)
-	case arrow.DATE32:
-		d := vals[arrow.Date32](a)
-		b := array.NewStringBuilder(ctx.Alloc)
-		defer b.Release()
-		b.Reserve(n)
-		for i, v := range d {
-			if validAt(a, i) {
-				b.Append(v.FormattedString())
-			} else {
-				b.AppendNull()
-			}
-		}
-		return b.NewArray(), nil
 	}
 	return nil, fmt.Errorf("%w: CAST from %s to %s", ErrUnsupported, typeSQL(from), typeSQL(to))
 }
@@ -527,6 +530,36 @@ func castString(ctx *Context, a *array.String, to arrow.DataType) (arrow.Array, 
 				return nil, badValue(a.Value(i), to)
 			}
 			o.vals[i] = d
+		}
+		return o.finish(), nil
+	case arrow.TIME64:
+		o := newFixed[arrow.Time64](ctx.Alloc, to, n)
+		o.andValidity(a)
+		for i := 0; i < n; i++ {
+			if !o.isValid(i) {
+				continue
+			}
+			us, ok := parseTime(a.Value(i))
+			if !ok {
+				o.release()
+				return nil, badValue(a.Value(i), to)
+			}
+			o.vals[i] = arrow.Time64(us)
+		}
+		return o.finish(), nil
+	case arrow.TIMESTAMP:
+		o := newFixed[arrow.Timestamp](ctx.Alloc, to, n)
+		o.andValidity(a)
+		for i := 0; i < n; i++ {
+			if !o.isValid(i) {
+				continue
+			}
+			us, ok := parseDatetime(a.Value(i))
+			if !ok {
+				o.release()
+				return nil, badValue(a.Value(i), to)
+			}
+			o.vals[i] = arrow.Timestamp(us)
 		}
 		return o.finish(), nil
 	}

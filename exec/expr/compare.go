@@ -82,6 +82,12 @@ func compareArrays(ctx *Context, x, y operand, n int, test func(int) bool, nullS
 		cmpOrdered(o, vals[float64](a), vals[float64](b), xm, ym, lt, eq, gt)
 	case arrow.DATE32:
 		cmpOrdered(o, vals[arrow.Date32](a), vals[arrow.Date32](b), xm, ym, lt, eq, gt)
+	case arrow.TIMESTAMP:
+		cmpOrdered(o, vals[arrow.Timestamp](a), vals[arrow.Timestamp](b), xm, ym, lt, eq, gt)
+	case arrow.UINT64:
+		cmpOrdered(o, vals[uint64](a), vals[uint64](b), xm, ym, lt, eq, gt)
+	case arrow.TIME64:
+		cmpOrdered(o, vals[arrow.Time64](a), vals[arrow.Time64](b), xm, ym, lt, eq, gt)
 	case arrow.DECIMAL128:
 		xv, yv := vals[num](a), vals[num](b)
 		for i := 0; i < n; i++ {

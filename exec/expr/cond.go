@@ -123,7 +123,7 @@ func gather(ctx *Context, t arrow.DataType, choice, pos []int32, outs []branchOu
 		return gatherFixed[int16](ctx, t, choice, pos, outs), nil
 	case arrow.INT32, arrow.DATE32:
 		return gatherFixed[int32](ctx, t, choice, pos, outs), nil
-	case arrow.INT64, arrow.FLOAT64:
+	case arrow.INT64, arrow.FLOAT64, arrow.TIMESTAMP, arrow.UINT64, arrow.TIME64:
 		return gatherFixed[int64](ctx, t, choice, pos, outs), nil
 	case arrow.DECIMAL128:
 		return gatherFixed[num](ctx, t, choice, pos, outs), nil

@@ -5,8 +5,10 @@
 // division by zero.
 //
 // NewCall binds a function by name (one family per file: arith.go,
-// compare.go, logic.go, cond.go, in.go, like.go, cast.go, strings.go,
-// dates.go, math.go): it checks the arguments, inserts the implicit casts
+// compare.go, logic.go, cond.go, in.go, like.go, cast.go and
+// cast_temporal.go, strings.go and strfuncs.go, dates.go, datefuncs.go and
+// datefmt.go, math.go and mathfuncs.go, greatest.go, sortkey.go for
+// GROUP_CONCAT's argument): it checks the arguments, inserts the implicit casts
 // MySQL applies and fixes the result type, so kernels only ever see the
 // types they were built for. Kernels work on whole arrays (typed value
 // slices and validity bitmaps); a literal operand of a binary operator is

@@ -41,6 +41,8 @@ func render(a arrow.Array, i int) string {
 		return x.ToString(a.DataType().(*arrow.Decimal128Type).Scale)
 	case arrow.Date32:
 		return x.FormattedString()
+	case arrow.Timestamp:
+		return formatDatetime(int64(x))
 	case float64:
 		return strconv.FormatFloat(x, 'g', -1, 64)
 	}

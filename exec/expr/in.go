@@ -76,6 +76,12 @@ func bindIn(fn string, args []Expr) (Expr, error) {
 		k = inFixed(typed[float64](list), hasNull)
 	case arrow.DATE32:
 		k = inFixed(typed[arrow.Date32](list), hasNull)
+	case arrow.TIMESTAMP:
+		k = inFixed(typed[arrow.Timestamp](list), hasNull)
+	case arrow.UINT64:
+		k = inFixed(typed[uint64](list), hasNull)
+	case arrow.TIME64:
+		k = inFixed(typed[arrow.Time64](list), hasNull)
 	case arrow.DECIMAL128:
 		k = inFixed(typed[num](list), hasNull)
 	case arrow.STRING:

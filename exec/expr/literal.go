@@ -49,6 +49,12 @@ func inferType(v any) arrow.DataType {
 		return tString
 	case arrow.Date32:
 		return tDate
+	case arrow.Timestamp:
+		return DatetimeType
+	case arrow.Time64:
+		return TimeType
+	case uint64:
+		return tUint64
 	}
 	return tNull
 }
@@ -86,6 +92,12 @@ func normalizeValue(v any, typ arrow.DataType) any {
 			return float64(i64)
 		case arrow.DATE32:
 			return arrow.Date32(i64)
+		case arrow.TIMESTAMP:
+			return arrow.Timestamp(i64)
+		case arrow.TIME64:
+			return arrow.Time64(i64)
+		case arrow.UINT64:
+			return uint64(i64)
 		case arrow.DECIMAL128:
 			d := typ.(*arrow.Decimal128Type)
 			return decimal128.FromI64(i64).Mul(decimal128.GetScaleMultiplier(int(d.Scale)))
@@ -115,6 +127,18 @@ func normalizeValue(v any, typ arrow.DataType) any {
 		if x, ok := v.(string); ok {
 			if d, ok := parseDate(x); ok {
 				return d
+			}
+		}
+	case arrow.TIMESTAMP:
+		if x, ok := v.(string); ok {
+			if us, ok := parseDatetime(x); ok {
+				return arrow.Timestamp(us)
+			}
+		}
+	case arrow.TIME64:
+		if x, ok := v.(string); ok {
+			if us, ok := parseTime(x); ok {
+				return arrow.Time64(us)
 			}
 		}
 	}
@@ -169,6 +193,12 @@ func (l *Literal) broadcast(alloc memory.Allocator, n int) (arrow.Array, error) 
 		return fillAs[float64](alloc, l.Type, n, l.Value)
 	case arrow.DATE32:
 		return fillAs[arrow.Date32](alloc, l.Type, n, l.Value)
+	case arrow.TIMESTAMP:
+		return fillAs[arrow.Timestamp](alloc, l.Type, n, l.Value)
+	case arrow.TIME64:
+		return fillAs[arrow.Time64](alloc, l.Type, n, l.Value)
+	case arrow.UINT64:
+		return fillAs[uint64](alloc, l.Type, n, l.Value)
 	case arrow.DECIMAL128:
 		return fillAs[decimal128.Num](alloc, l.Type, n, l.Value)
 	case arrow.STRING:
@@ -230,6 +260,13 @@ func (l *Literal) String() string {
 		return v.ToString(l.Type.(*arrow.Decimal128Type).Scale)
 	case arrow.Date32:
 		return "DATE '" + v.FormattedString() + "'"
+	case arrow.Timestamp:
+		if isTimestampTZ(l.Type) {
+			return "CAST('" + formatDatetime(int64(v)) + "' AS TIMESTAMP)"
+		}
+		return "TIMESTAMP '" + formatDatetime(int64(v)) + "'"
+	case arrow.Time64:
+		return "TIME '" + formatTime(int64(v)) + "'"
 	case float64:
 		if math.Trunc(v) == v && math.Abs(v) < 1e15 {
 			return strconv.FormatFloat(v, 'f', 1, 64)
@@ -268,6 +305,14 @@ func ScalarFromArray(a arrow.Array, i int) any {
 		return strings.Clone(x.Value(i))
 	case *array.Date32:
 		return x.Value(i)
+	case *array.Timestamp:
+		return x.Value(i)
+	case *array.Time64:
+		return x.Value(i)
+	case *array.Uint64:
+		return x.Value(i)
+	case *array.Binary:
+		return string(x.Value(i))
 	case *CollatedArray:
 		return ScalarFromArray(x.Storage(), i)
 	}

@@ -161,8 +161,16 @@ func TestCasts(t *testing.T) {
 			t.Errorf("error does not name the value: %v", err)
 		}
 	}
-	if _, err := NewCast(i64(1), tDate); !errors.Is(err, ErrUnsupported) {
-		t.Errorf("int to date: %v", err)
+	// A number reads as a date the way MySQL reads YYYYMMDD; one that is
+	// not a date is an error naming it.
+	if got := eval1(t, mustCast(t, i64(20200229), tDate)); got != "2020-02-29" {
+		t.Errorf("int to date: %s", got)
+	}
+	if _, err := evalRows(t, mustCast(t, i64(20200230), tDate), oneRow); !errors.Is(err, ErrInvalidValue) || !strings.Contains(err.Error(), "20200230") {
+		t.Errorf("int 20200230 to date: %v", err)
+	}
+	if _, err := NewCast(NewLiteral(true, tBool), tDate); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("bool to date: %v", err)
 	}
 }
 
@@ -193,8 +201,8 @@ func TestDates(t *testing.T) {
 	if err != nil || eval1(t, e) != "2000-04-30" {
 		t.Errorf("quarter: %v", err)
 	}
-	if _, err := NewDateArith(date("2000-01-31"), i64(1), "hour", false); !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "hour") {
-		t.Errorf("hour: %v", err)
+	if _, err := NewDateArith(date("2000-01-31"), i64(1), "hour_minute", false); !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "hour_minute") {
+		t.Errorf("hour_minute: %v", err)
 	}
 	// Civil conversions round-trip over a wide range.
 	for d := int64(-800000); d < 800000; d += 997 {
@@ -374,4 +382,13 @@ func TestWrongColumnTypeIsAnError(t *testing.T) {
 	if _, err := e.Eval(&Context{Alloc: mem}, b); !errors.Is(err, ErrInternal) {
 		t.Errorf("err %v", err)
 	}
+}
+
+func mustCast(t *testing.T, x Expr, to arrow.DataType) Expr {
+	t.Helper()
+	e, err := NewCast(x, to)
+	if err != nil {
+		t.Fatalf("cast %s to %s: %v", x, to, err)
+	}
+	return e
 }

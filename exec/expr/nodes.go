@@ -6,8 +6,10 @@ import (
 
 // Literal is a constant. Value holds the Go value of the constant in the
 // natural representation of Type: nil (NULL, of any type), bool, int32,
-// int64, float64, decimal128.Num (scaled integer of a Decimal128Type),
-// string, or arrow.Date32 (days since 1970-01-01).
+// int64, uint64, float64, decimal128.Num (scaled integer of a
+// Decimal128Type), string, arrow.Date32 (days since 1970-01-01) or
+// arrow.Timestamp (microseconds since 1970-01-01 00:00:00, for DATETIME
+// and TIMESTAMP).
 type Literal struct {
 	Value any
 	Type  arrow.DataType

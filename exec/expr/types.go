@@ -18,6 +18,8 @@ var (
 	tString  = arrow.BinaryTypes.String
 	tDate    = arrow.FixedWidthTypes.Date32
 	tNull    = arrow.Null
+	tUint64  = arrow.PrimitiveTypes.Uint64
+	tBinary  = arrow.BinaryTypes.Binary
 )
 
 func isInt(t arrow.DataType) bool {
@@ -34,7 +36,12 @@ func isFloat(t arrow.DataType) bool {
 
 func isDecimal(t arrow.DataType) bool { return t.ID() == arrow.DECIMAL128 }
 
-func isNumeric(t arrow.DataType) bool { return isInt(t) || isFloat(t) || isDecimal(t) }
+// isUint reports BIGINT UNSIGNED (Arrow uint64), which fsql has for the
+// results of BIT_AND/BIT_OR/BIT_XOR and CAST(... AS UNSIGNED). Arithmetic
+// reads it as DECIMAL(20,0).
+func isUint(t arrow.DataType) bool { return t.ID() == arrow.UINT64 }
+
+func isNumeric(t arrow.DataType) bool { return isInt(t) || isFloat(t) || isDecimal(t) || isUint(t) }
 
 func isString(t arrow.DataType) bool {
 	return t.ID() == arrow.STRING || t.ID() == arrow.LARGE_STRING
@@ -126,6 +133,8 @@ func asDecimal(t arrow.DataType) (*arrow.Decimal128Type, bool) {
 		return decType(3, 0), true
 	case arrow.BOOL:
 		return decType(1, 0), true
+	case arrow.UINT64:
+		return decType(20, 0), true
 	}
 	return nil, false
 }
@@ -161,7 +170,7 @@ func CommonType(a, b arrow.DataType) (arrow.DataType, error) {
 		if isFloat(a) || isFloat(b) {
 			return tFloat64, nil
 		}
-		if isDecimal(a) || isDecimal(b) {
+		if isDecimal(a) || isDecimal(b) || isUint(a) || isUint(b) {
 			da, _ := asDecimal(a)
 			db, _ := asDecimal(b)
 			s := max(da.Scale, db.Scale)
@@ -173,6 +182,18 @@ func CommonType(a, b arrow.DataType) (arrow.DataType, error) {
 		return tString, nil
 	case isString(a) && b.ID() == arrow.DATE32, a.ID() == arrow.DATE32 && isString(b):
 		return tDate, nil
+	case isString(a) && isDatetime(b):
+		return b, nil
+	case isDatetime(a) && isString(b):
+		return a, nil
+	case isString(a) && isTime(b):
+		return b, nil
+	case isTime(a) && isString(b):
+		return a, nil
+	case isTemporal(a) && isTemporal(b):
+		// DATE meets DATETIME, or DATETIME meets TIMESTAMP: compared as
+		// DATETIME (the same instant in fsql's UTC session).
+		return DatetimeType, nil
 	case isString(a) && bNum, aNum && isString(b):
 		return tFloat64, nil
 	}
@@ -204,6 +225,17 @@ func AggregateArg(fn string, arg Expr) (Expr, error) {
 		case t.ID() == arrow.BOOL:
 			return coerce(arg, tInt64)
 		}
+	case "bit_and", "bit_or", "bit_xor":
+		// MySQL reads the argument as a 64-bit integer: exact values and
+		// doubles round to one, strings under the rule for numbers, a
+		// negative BIGINT as its two's complement.
+		switch t := arg.DataType(); {
+		case isUint(t), isInt(t), isNullType(t):
+			return arg, nil
+		case isText(t), t.ID() == arrow.BOOL, isFloat(t), isDecimal(t):
+			return coerce(arg, tInt64)
+		}
+		return nil, fmt.Errorf("%w: %s(%s) is not defined", ErrType, fn, typeSQL(arg.DataType()))
 	}
 	return arg, nil
 }
@@ -212,7 +244,8 @@ func AggregateArg(fn string, arg Expr) (Expr, error) {
 // type arg (as AggregateArg converted it), following MySQL: COUNT is BIGINT; SUM of an exact number is
 // DECIMAL(38, its scale); AVG of an exact number adds 4 to the scale
 // (div_precision_increment); SUM and AVG of a float, and the statistical
-// aggregates, are DOUBLE; MIN and MAX keep the argument's type.
+// aggregates, are DOUBLE; MIN and MAX keep the argument's type; BIT_AND,
+// BIT_OR and BIT_XOR are BIGINT UNSIGNED; GROUP_CONCAT is VARCHAR.
 func AggregateType(fn string, arg arrow.DataType) (arrow.DataType, error) {
 	switch fn {
 	case "count", "count_star":
@@ -244,6 +277,13 @@ func AggregateType(fn string, arg arrow.DataType) (arrow.DataType, error) {
 			return tFloat64, nil
 		}
 		return nil, fmt.Errorf("%w: %s(%s) is not defined", ErrType, fn, typeSQL(arg))
+	case "bit_and", "bit_or", "bit_xor":
+		if arg != nil && (isInt(arg) || isUint(arg) || isNullType(arg)) {
+			return tUint64, nil
+		}
+		return nil, fmt.Errorf("%w: %s(%s) is not defined", ErrType, fn, typeSQL(arg))
+	case "group_concat":
+		return tString, nil
 	}
 	return nil, fmt.Errorf("%w: aggregate function %s", ErrUnsupported, fn)
 }
@@ -277,6 +317,19 @@ func typeSQL(t arrow.DataType) string {
 		return "VARCHAR"
 	case arrow.DATE32:
 		return "DATE"
+	case arrow.TIMESTAMP:
+		if isTimestampTZ(t) {
+			return "TIMESTAMP"
+		}
+		if isDatetime(t) {
+			return "DATETIME"
+		}
+	case arrow.UINT64:
+		return "BIGINT UNSIGNED"
+	case arrow.TIME64:
+		return "TIME"
+	case arrow.BINARY:
+		return "VARBINARY"
 	case arrow.NULL:
 		return "NULL"
 	}

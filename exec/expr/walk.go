@@ -154,3 +154,22 @@ func evalConstant(c *Call, alloc memory.Allocator) (Expr, error) {
 	defer a.Release()
 	return NewLiteral(ScalarFromArray(a, 0), c.Type), nil
 }
+
+// constValue evaluates a column-free expression at bind time (nil for
+// NULL); false when e has columns or its evaluation fails.
+func constValue(e Expr) (any, bool) {
+	if l, ok := e.(*Literal); ok {
+		return l.Value, true
+	}
+	if len(Columns(e)) > 0 {
+		return nil, false
+	}
+	batch := array.NewRecordBatch(arrow.NewSchema(nil, nil), nil, 1)
+	defer batch.Release()
+	a, err := e.Eval(&Context{Alloc: memory.DefaultAllocator}, batch)
+	if err != nil {
+		return nil, false
+	}
+	defer a.Release()
+	return ScalarFromArray(a, 0), true
+}

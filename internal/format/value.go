@@ -1,6 +1,7 @@
 package format
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -85,11 +86,9 @@ func render(col arrow.Array) func(i int) string {
 	case *array.Date64:
 		return func(i int) string { return a.Value(i).ToTime().UTC().Format(time.DateOnly) }
 	case *array.Timestamp:
-		toTime, err := a.DataType().(*arrow.TimestampType).GetToTimeFunc()
-		if err != nil {
-			return a.ValueStr
-		}
-		return func(i int) string { return toTime(a.Value(i)).UTC().Format("2006-01-02 15:04:05.999999999") }
+		return timestampRenderer(a)
+	case *array.Time64:
+		return time64Renderer(a)
 	}
 	return col.ValueStr
 }
@@ -163,6 +162,54 @@ func scaledInt(v int64, scale int32) string {
 	b.WriteByte('.')
 	b.WriteString(digits[cut:])
 	return b.String()
+}
+
+// timestampRenderer renders MySQL's DATETIME and TIMESTAMP (Arrow
+// timestamps; those with a time zone in UTC, fsql's session zone) as
+// 'YYYY-MM-DD HH:MM:SS', with the fraction only when it is not zero and
+// then with all the digits of the unit (six for microseconds), as MySQL
+// prints a DATETIME(6).
+func timestampRenderer(a *array.Timestamp) func(i int) string {
+	typ := a.DataType().(*arrow.TimestampType)
+	toTime, err := typ.GetToTimeFunc()
+	if err != nil {
+		return a.ValueStr
+	}
+	digits := map[arrow.TimeUnit]int{arrow.Second: 0, arrow.Millisecond: 3, arrow.Microsecond: 6, arrow.Nanosecond: 9}[typ.Unit]
+	layouts := map[int]string{3: ".000", 6: ".000000", 9: ".000000000"}
+	return func(i int) string {
+		t := toTime(a.Value(i)).UTC()
+		if t.Nanosecond() == 0 || digits == 0 {
+			return t.Format(time.DateTime)
+		}
+		return t.Format(time.DateTime + layouts[digits])
+	}
+}
+
+// time64Renderer renders MySQL's TIME (an Arrow Time64) as 'HH:MM:SS',
+// with the fraction only when it is not zero, as timestamps are.
+func time64Renderer(a *array.Time64) func(i int) string {
+	perSecond := int64(1_000_000)
+	digits := 6
+	if a.DataType().(*arrow.Time64Type).Unit == arrow.Nanosecond {
+		perSecond, digits = 1_000_000_000, 9
+	}
+	return func(i int) string {
+		v := int64(a.Value(i))
+		neg := v < 0
+		if neg {
+			v = -v
+		}
+		s, frac := v/perSecond, v%perSecond
+		out := fmt.Sprintf("%02d:%02d:%02d", s/3600, s/60%60, s%60)
+		if frac != 0 {
+			out += fmt.Sprintf(".%0*d", digits, frac)
+		}
+		if neg {
+			out = "-" + out
+		}
+		return out
+	}
 }
 
 // Date renders a Date32 (days since 1970-01-01) as YYYY-MM-DD.
