@@ -6,6 +6,7 @@ import (
 	"io"
 	"runtime/debug"
 	"strings"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -171,6 +172,10 @@ func renamed(s *arrow.Schema, names []string) *arrow.Schema {
 // (the TiDB parser takes no context; it reads a few MB of SQL a second).
 const bigStatement = 64 << 10
 
+// backgroundParses counts parses still running after their query gave up,
+// so tests that check for leaked goroutines can wait for them.
+var backgroundParses sync.WaitGroup
+
 // parse parses query, giving up when ctx is done.
 func parse(ctx context.Context, query string) ([]ast.StmtNode, error) {
 	if err := ctx.Err(); err != nil {
@@ -184,7 +189,9 @@ func parse(ctx context.Context, query string) ([]ast.StmtNode, error) {
 		err   error
 	}
 	done := make(chan result, 1) // the parse may finish after we gave up
+	backgroundParses.Add(1)
 	go func() {
+		defer backgroundParses.Done()
 		stmts, err := sql.Parse(query)
 		done <- result{stmts, err}
 	}()

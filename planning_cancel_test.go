@@ -44,6 +44,7 @@ func cancelEngine(t *testing.T) *fsql.Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(fsql.WaitBackgroundParses)
 	return eng
 }
 
