@@ -24,9 +24,6 @@ type Binder struct {
 	catalog *hive.Catalog
 	alloc   memory.Allocator
 	ctes    []map[string]*ast.CommonTableExpression
-	// corrScope is the outer scope while a subquery that may correlate is
-	// being bound.
-	corrScope *scope
 	// joinSchemas are the schemas of the MultiJoins innerJoin built.
 	joinSchemas map[*planner.MultiJoin]planner.Schema
 	// relations counts the query blocks and tables bound so far.
@@ -83,6 +80,9 @@ func (b *Binder) BindContext(ctx context.Context, stmt ast.StmtNode) (*Statement
 	if err != nil {
 		return nil, err
 	}
+	if err := checkDecorrelated(q.plan); err != nil {
+		return nil, err
+	}
 	st.Plan, st.Names = q.plan, q.names
 	return st, nil
 }
@@ -91,9 +91,6 @@ func (b *Binder) BindContext(ctx context.Context, stmt ast.StmtNode) (*Statement
 type bound struct {
 	plan  planner.Plan
 	names []string
-	// countOnly: a correlated aggregate subquery whose value is a bare
-	// COUNT, which must read 0 (not NULL) for an outer row without a group.
-	countOnly bool
 }
 
 // countRelation counts one more query block or table reference against

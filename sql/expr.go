@@ -79,7 +79,7 @@ func (b *Binder) bindExpr(n ast.ExprNode, c *exprCtx) (expr.Expr, error) {
 			if idx, ok := c.agg.groupKeys[exprKey(e)]; ok {
 				return c.sc.column(idx), nil
 			}
-			if len(expr.Columns(e)) == 0 && !hasOuter(e) {
+			if len(expr.Columns(e)) == 0 { // constants and outer references are constant per group
 				return e, nil
 			}
 		}
@@ -356,10 +356,7 @@ func (b *Binder) bindColumn(n *ast.ColumnName, c *exprCtx) (expr.Expr, error) {
 		if depth == 0 {
 			return c.sc.column(idx), nil
 		}
-		if depth > 1 {
-			return nil, fmt.Errorf("%w: reference to column '%s' two query levels out", exec.ErrNotImplemented, columnText(n))
-		}
-		return c.sc.outerColumn(idx), nil
+		return newOuterColumn(s, depth, idx), nil
 	}
 	if n.Table.O == "" {
 		if e := c.aliases[strings.ToLower(n.Name.O)]; e != nil {

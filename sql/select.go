@@ -50,25 +50,10 @@ type aggCtx struct {
 	gidCol    int            // grouping id column, -1 without ROLLUP
 }
 
+// bindSelect binds a query block. Inside a subquery, references to the
+// enclosing queries stay in the plan as outerColumns wherever they are
+// written; the subquery's decorrelation (subquery.go) removes them.
 func (b *Binder) bindSelect(sel *ast.SelectStmt, outer *scope) (*bound, error) {
-	r, err := b.bindSelectCorr(sel, outer)
-	if err != nil {
-		return nil, err
-	}
-	if len(r.corr) > 0 {
-		return nil, fmt.Errorf("%w: correlated subquery in this position (supported: scalar, IN and EXISTS subqueries in WHERE)", exec.ErrNotImplemented)
-	}
-	return r.bound, nil
-}
-
-// selectResult is a bound SELECT with its correlated conditions (see
-// bindCorrelated).
-type selectResult struct {
-	*bound
-	corr []expr.Expr
-}
-
-func (b *Binder) bindSelectCorr(sel *ast.SelectStmt, outer *scope) (*selectResult, error) {
 	if err := b.countRelation(); err != nil {
 		return nil, err
 	}
@@ -94,39 +79,21 @@ func (b *Binder) bindSelectCorr(sel *ast.SelectStmt, outer *scope) (*selectResul
 	sc := newScope(plan.Schema(), outer)
 
 	// WHERE
-	var corr []expr.Expr
 	if sel.Where != nil {
-		p, c, err := b.bindWhereCorr(sel.Where, plan, sc)
+		p, err := b.bindWhere(sel.Where, plan, sc)
 		if err != nil {
 			return nil, err
 		}
-		plan, corr = p, c
+		plan = p
 	}
 	from := &exprCtx{sc: sc}
-	var corrInner, corrOuter []expr.Expr
-	if len(corr) > 0 {
-		if sel.Limit != nil || sel.Distinct || sel.GroupBy != nil {
-			return nil, fmt.Errorf("%w: correlated subquery with LIMIT, DISTINCT or GROUP BY", exec.ErrNotImplemented)
-		}
-		if len(collectAggs(sel)) > 0 {
-			// Correlated aggregate: group by the inner side of each
-			// correlated equality and join on it.
-			for _, c := range corr {
-				in, out, ok := splitCorrEquality(c)
-				if !ok {
-					return nil, fmt.Errorf("%w: correlated condition %s in an aggregate subquery (only inner = outer equalities)", exec.ErrNotImplemented, c)
-				}
-				corrInner, corrOuter = append(corrInner, in), append(corrOuter, out)
-			}
-		}
-	}
 
 	// Aggregation
 	aggNodes := collectAggs(sel)
 	var actx *aggCtx
 	if sel.GroupBy != nil || len(aggNodes) > 0 {
 		aggNodes = append(aggNodes, collectAnyValues(sel)...)
-		p, a, err := b.bindAggregate(sel, plan, from, aggNodes, corrInner)
+		p, a, err := b.bindAggregate(sel, plan, from, aggNodes)
 		if err != nil {
 			return nil, err
 		}
@@ -185,9 +152,6 @@ func (b *Binder) bindSelectCorr(sel *ast.SelectStmt, outer *scope) (*selectResul
 			}
 		}
 		if f.WildCard != nil {
-			if actx != nil {
-				return nil, fmt.Errorf("%w: SELECT * with GROUP BY", exec.ErrNotImplemented)
-			}
 			n := 0
 			for i, c := range sc.cols {
 				if f.WildCard.Table.O != "" && !strings.EqualFold(f.WildCard.Table.O, c.Table) {
@@ -195,6 +159,17 @@ func (b *Binder) bindSelectCorr(sel *ast.SelectStmt, outer *scope) (*selectResul
 				}
 				if strings.HasPrefix(c.Name, "\x00using:") {
 					continue // USING shows the joined column once
+				}
+				if actx != nil {
+					// SELECT * with GROUP BY: every column must be a group key.
+					idx, ok := actx.groupKeys[exprKey(sc.column(i))]
+					if !ok {
+						return nil, fmt.Errorf("%w: SELECT * with GROUP BY: column '%s' is neither grouped nor aggregated; add it to GROUP BY or list the columns", exec.ErrPlan, qualified(c.Table, c.Name))
+					}
+					exprs = append(exprs, cur.sc.column(idx))
+					names = append(names, c.Name)
+					n++
+					continue
 				}
 				exprs = append(exprs, cur.sc.column(i))
 				names = append(names, c.Name)
@@ -213,24 +188,6 @@ func (b *Binder) bindSelectCorr(sel *ast.SelectStmt, outer *scope) (*selectResul
 		names = append(names, fieldName(f))
 	}
 	nvis := len(exprs)
-	var corrOut []expr.Expr
-	countOnly := false
-	if len(corr) > 0 {
-		var err error
-		exprs, names, corrOut, err = b.correlatedOutputs(exprs, names, corr, corrInner, corrOuter, cur)
-		if err != nil {
-			return nil, err
-		}
-		if len(corrInner) > 0 && len(sel.Fields.Fields) == 1 {
-			if a, ok := sel.Fields.Fields[0].Expr.(*ast.AggregateFuncExpr); ok && a.F == "count" {
-				countOnly = true
-			}
-		}
-		if len(corrInner) > 0 && !countOnly && hasCount(sel) {
-			return nil, fmt.Errorf("%w: correlated scalar subquery whose value is computed from COUNT (only a bare COUNT is decorrelated)", exec.ErrNotImplemented)
-		}
-		sel = &ast.SelectStmt{Fields: sel.Fields} // ORDER BY is irrelevant without LIMIT
-	}
 	nout := len(exprs)
 
 	// ORDER BY: by alias, position, select-list expression, or a hidden
@@ -276,7 +233,7 @@ func (b *Binder) bindSelectCorr(sel *ast.SelectStmt, outer *scope) (*selectResul
 	if len(exprs) > nout {
 		plan = projectPrefix(plan, nout)
 	}
-	return &selectResult{bound: &bound{plan: plan, names: names[:nvis], countOnly: countOnly}, corr: corrOut}, nil
+	return &bound{plan: plan, names: names[:nvis]}, nil
 }
 
 // orderTarget finds the select-list column an ORDER BY item names: a
@@ -328,7 +285,7 @@ func fieldName(f *ast.SelectField) string {
 
 // bindAggregate builds the Aggregate node for a query with GROUP BY or
 // aggregate functions.
-func (b *Binder) bindAggregate(sel *ast.SelectStmt, plan planner.Plan, from *exprCtx, aggNodes []*ast.AggregateFuncExpr, extraKeys []expr.Expr) (planner.Plan, *aggCtx, error) {
+func (b *Binder) bindAggregate(sel *ast.SelectStmt, plan planner.Plan, from *exprCtx, aggNodes []*ast.AggregateFuncExpr) (planner.Plan, *aggCtx, error) {
 	agg := &planner.Aggregate{Child: plan}
 	a := &aggCtx{pre: from, groupKeys: map[string]int{}, aggs: map[string]int{}, gidCol: -1}
 	if sel.GroupBy != nil {
@@ -346,11 +303,6 @@ func (b *Binder) bindAggregate(sel *ast.SelectStmt, plan planner.Plan, from *exp
 			agg.GroupBy = append(agg.GroupBy, e)
 			agg.Names = append(agg.Names, name)
 		}
-	}
-	for i, e := range extraKeys {
-		a.groupKeys[exprKey(e)] = len(agg.GroupBy)
-		agg.GroupBy = append(agg.GroupBy, e)
-		agg.Names = append(agg.Names, fmt.Sprintf("__corr%d", i))
 	}
 	a.groupExpr = agg.GroupBy
 	base := len(agg.GroupBy)

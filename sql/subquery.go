@@ -12,36 +12,40 @@ import (
 	"github.com/fsql-dev/fsql/planner"
 )
 
-// outerColumn is a correlated reference from a subquery to a column of the
-// enclosing query. Decorrelation turns it into a join condition; one that
-// survives (outside a subquery's WHERE) fails with a clear error.
+// outerColumn is a correlated reference from a subquery to column index
+// of the query depth levels out. A subquery's plan holds them wherever
+// the SQL wrote them; decorrelation (decorrelate.go) replaces those of
+// depth 1 when the subquery is joined into its host and moves deeper ones
+// one level in, so none survives binding.
 type outerColumn struct {
+	depth int
 	index int
 	typ   arrow.DataType
 	name  string
 }
 
-func (s *scope) outerColumn(i int) *outerColumn {
-	c := s.outer.cols[i]
-	return &outerColumn{index: i, typ: c.Type, name: qualified(c.Table, c.Name)}
+func newOuterColumn(s *scope, depth, i int) *outerColumn {
+	c := s.cols[i]
+	return &outerColumn{depth: depth, index: i, typ: c.Type, name: qualified(c.Table, c.Name)}
+}
+
+// up is the same reference seen from one query level further out.
+func (o *outerColumn) up() *outerColumn {
+	c := *o
+	c.depth--
+	return &c
 }
 
 func (o *outerColumn) DataType() arrow.DataType { return o.typ }
 func (o *outerColumn) Eval(*expr.Context, arrow.RecordBatch) (arrow.Array, error) {
-	return nil, fmt.Errorf("%w: correlated reference to %s outside the WHERE clause of a subquery", exec.ErrNotImplemented, o.name)
+	return nil, fmt.Errorf("%w: correlated reference to %s was not decorrelated", exec.ErrInternal, o.name)
 }
 func (o *outerColumn) Children() []expr.Expr { return nil }
-func (o *outerColumn) String() string        { return "outer." + o.name }
-
-func hasOuter(e expr.Expr) bool {
-	found := false
-	expr.Walk(e, func(x expr.Expr) bool {
-		if _, ok := x.(*outerColumn); ok {
-			found = true
-		}
-		return !found
-	})
-	return found
+func (o *outerColumn) String() string {
+	if o.depth > 1 {
+		return fmt.Sprintf("outer%d.%s", o.depth, o.name)
+	}
+	return "outer." + o.name
 }
 
 // subqueryHost is the plan an expression's scalar subqueries join into.
@@ -93,24 +97,13 @@ func splitConjuncts(n ast.ExprNode) []ast.ExprNode {
 // bindWhere filters plan by a WHERE clause. Top-level IN/EXISTS subqueries
 // become semi and anti joins (NOT IN a null-aware anti join); scalar
 // subqueries join their single value in. Conjuncts that reference an outer
-// query are returned separately for the caller to decorrelate.
+// query stay in the filter; the subquery's decorrelation moves them.
 func (b *Binder) bindWhere(n ast.ExprNode, plan planner.Plan, sc *scope) (planner.Plan, error) {
-	p, corr, err := b.bindWhereCorr(n, plan, sc)
-	if err != nil {
-		return nil, err
-	}
-	if len(corr) > 0 {
-		return nil, fmt.Errorf("%w: correlated condition %s", exec.ErrNotImplemented, corr[0])
-	}
-	return p, nil
-}
-
-func (b *Binder) bindWhereCorr(n ast.ExprNode, plan planner.Plan, sc *scope) (planner.Plan, []expr.Expr, error) {
 	width := len(plan.Schema())
-	var filters, corr []expr.Expr
+	var filters []expr.Expr
 	for _, c := range splitConjuncts(n) {
 		if p, ok, err := b.semiJoin(c, plan, sc); err != nil {
-			return nil, nil, err
+			return nil, err
 		} else if ok {
 			plan = p
 			continue
@@ -118,18 +111,12 @@ func (b *Binder) bindWhereCorr(n ast.ExprNode, plan planner.Plan, sc *scope) (pl
 		host := &subqueryHost{plan: plan}
 		e, err := b.bindBool(c, &exprCtx{sc: sc, sub: host}, "WHERE")
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		plan = host.plan
 		// A correlation written inside every branch of an OR (TPC-DS q41)
 		// is factored out so it can become a join key.
-		for _, f := range planner.FactorOr(e) {
-			if hasOuter(f) {
-				corr = append(corr, f)
-			} else {
-				filters = append(filters, f)
-			}
-		}
+		filters = append(filters, planner.FactorOr(e)...)
 	}
 	if len(filters) > 0 {
 		plan = &planner.Filter{Child: plan, Cond: planner.JoinAnd(filters)}
@@ -137,7 +124,7 @@ func (b *Binder) bindWhereCorr(n ast.ExprNode, plan planner.Plan, sc *scope) (pl
 	if len(plan.Schema()) != width {
 		plan = projectPrefix(plan, width)
 	}
-	return plan, corr, nil
+	return plan, nil
 }
 
 // projectPrefix keeps the first n columns of p.
@@ -185,29 +172,48 @@ func (b *Binder) semiJoin(c ast.ExprNode, plan planner.Plan, sc *scope) (planner
 	default:
 		return nil, false, nil
 	}
-	sub, corr, err := b.bindCorrelated(query, sc)
+	sub, err := b.bindQuery(query, sc)
 	if err != nil {
 		return nil, false, err
 	}
-	lw := len(plan.Schema())
-	conds, err := joinSide(corr, lw)
-	if err != nil {
-		return nil, false, err
+	hw := len(plan.Schema())
+	var x expr.Expr
+	if probe != nil {
+		if len(sub.names) != 1 {
+			return nil, false, fmt.Errorf("%w: the IN subquery returns %d columns, expected 1", exec.ErrPlan, len(sub.names))
+		}
+		if x, err = b.bindValue(probe, &exprCtx{sc: sc}); err != nil {
+			return nil, false, err
+		}
+		if !hasFreeRefs(sub.plan) && len(expr.Columns(x)) == 0 {
+			// A hash join needs a column on the probe side.
+			plan, x = materialize(plan, x)
+		}
 	}
 	typ := planner.SemiJoin
 	if not {
 		typ = planner.AntiJoin
 	}
-	if probe != nil {
-		if len(sub.names) != 1 {
-			return nil, false, fmt.Errorf("%w: the IN subquery returns %d columns, expected 1", exec.ErrPlan, len(sub.names))
-		}
-		l, err := b.bindValue(probe, &exprCtx{sc: sc})
+	if probe != nil && not && hasFreeRefs(sub.plan) {
+		// Correlated NOT IN: the IN predicate's three-valued value per
+		// outer row, kept where it is false.
+		host := &subqueryHost{plan: plan}
+		v, err := b.inValue(host, x, sub.plan)
 		if err != nil {
 			return nil, false, err
 		}
-		r := sub.plan.Schema()[0]
-		eq, err := b.call("=", l, expr.NewColumn(lw, r.Type, r.Name))
+		nv, err := b.call("not", v)
+		if err != nil {
+			return nil, false, err
+		}
+		return projectPrefix(&planner.Filter{Child: host.plan, Cond: nv}, hw), true, nil
+	}
+	right, conds, err := b.joinable(plan, sub.plan)
+	if err != nil {
+		return nil, false, err
+	}
+	if probe != nil {
+		eq, err := b.call("=", x, valueColumn(right, hw))
 		if err != nil {
 			return nil, false, err
 		}
@@ -216,101 +222,385 @@ func (b *Binder) semiJoin(c ast.ExprNode, plan planner.Plan, sc *scope) (planner
 			// NOT IN is NULL-aware: a NULL on either side makes the
 			// predicate unknown, which WHERE treats as false.
 			typ = planner.NullAwareAntiJoin
-			if len(corr) > 0 {
-				return nil, false, fmt.Errorf("%w: correlated NOT IN subquery", exec.ErrNotImplemented)
-			}
 		}
 	}
-	return &planner.Join{Type: typ, Left: plan, Right: sub.plan, Cond: planner.JoinAnd(conds)}, true, nil
+	p := planner.Plan(&planner.Join{Type: typ, Left: plan, Right: right, Cond: planner.JoinAnd(conds)})
+	if len(p.Schema()) != hw {
+		p = projectPrefix(p, hw)
+	}
+	return p, true, nil
 }
 
-// joinSide rewrites correlated conditions (subquery output columns and
-// outer references) into join conditions over outer ++ subquery columns.
-func joinSide(corr []expr.Expr, outerWidth int) ([]expr.Expr, error) {
-	out := make([]expr.Expr, len(corr))
-	for i, c := range corr {
-		e, err := expr.Rewrite(c, func(x expr.Expr) (expr.Expr, error) {
-			switch y := x.(type) {
-			case *outerColumn:
-				return expr.NewColumn(y.index, y.typ, y.name), nil
-			case *expr.Column:
-				return expr.NewColumn(outerWidth+y.Index, y.Type, y.Name), nil
-			}
-			return x, nil
-		})
+// valueColumn is the first column of a subquery joined after the host's
+// hw columns.
+func valueColumn(right planner.Plan, hw int) expr.Expr {
+	c := right.Schema()[0]
+	return expr.NewColumn(hw, c.Type, c.Name)
+}
+
+// materialize appends e as a column of p.
+func materialize(p planner.Plan, e expr.Expr) (planner.Plan, expr.Expr) {
+	s := p.Schema()
+	exprs, names := passthrough(s, 0, len(s))
+	proj := &planner.Project{Child: p, Exprs: append(exprs, e), Names: append(names, "__probe")}
+	for _, c := range s {
+		proj.Tables = append(proj.Tables, c.Table)
+	}
+	return proj, expr.NewColumn(len(s), e.DataType(), "__probe")
+}
+
+// joinable turns subquery q into the right side of a semi, anti or mark
+// join with host and the conditions that correlate them (over host
+// columns, then the right side's). The subquery's own value columns come
+// first on the right. Correlated filters reachable through projections
+// are pulled up into the join condition; anything else is flattened
+// against the domain of the host's correlated columns.
+func (b *Binder) joinable(host, q planner.Plan) (planner.Plan, []expr.Expr, error) {
+	hw := len(host.Schema())
+	f := b.newFlattener(host, q)
+	if pulled, corr, ok, err := f.pullUp(q); err != nil {
+		return nil, nil, err
+	} else if ok {
+		right, err := decrement(pulled)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		out[i] = e
+		conds := make([]expr.Expr, len(corr))
+		for i, c := range corr {
+			r, err := remapColumns(c, func(i int) int { return i + hw })
+			if err != nil {
+				return nil, nil, err
+			}
+			if conds[i], err = toHost(r); err != nil {
+				return nil, nil, err
+			}
+		}
+		return right, conds, nil
 	}
-	return out, nil
-}
-
-// bindCorrelated binds a subquery whose WHERE may reference sc. It returns
-// the subquery (with the inner columns the correlated conditions need
-// appended after its select list) and those conditions over the
-// subquery's output columns and outer references.
-func (b *Binder) bindCorrelated(q ast.ResultSetNode, sc *scope) (*bound, []expr.Expr, error) {
-	saved := b.corrScope
-	b.corrScope = sc
-	defer func() { b.corrScope = saved }()
-	sel, ok := q.(*ast.SelectStmt)
-	if !ok {
-		r, err := b.bindQuery(q, sc)
-		return r, nil, err
-	}
-	r, err := b.bindSelectCorr(sel, sc)
+	fl, err := f.flatten(q)
 	if err != nil {
 		return nil, nil, err
 	}
-	return r.bound, r.corr, nil
+	conds, err := f.hostEq(hw+fl.width, fl.nullable)
+	return fl.plan, conds, err
+}
+
+// hostEq equates the host's correlated columns with the domain columns
+// of a flattened subquery joined after the host, at dbase.
+func (f *flattener) hostEq(dbase int, nullable []bool) ([]expr.Expr, error) {
+	var conds []expr.Expr
+	for j, h := range f.corr.cols {
+		eq, err := f.b.domainEq(expr.NewColumn(h, f.corr.types[j], f.corr.names[j]), expr.NewColumn(dbase+j, f.corr.types[j], f.corr.names[j]), nullable[j])
+		if err != nil {
+			return nil, err
+		}
+		conds = append(conds, eq...)
+	}
+	return conds, nil
+}
+
+// pullUp removes the correlated conjuncts of the filters reachable from
+// p's root through projections, filters and sorts, and returns them over
+// the new plan's columns (a projection passes on the columns they read).
+// ok is false when a host reference is left anywhere else.
+func (f *flattener) pullUp(p planner.Plan) (planner.Plan, []expr.Expr, bool, error) {
+	switch n := p.(type) {
+	case *planner.Filter:
+		child, conds, ok, err := f.pullUp(n.Child)
+		if !ok || err != nil {
+			return nil, nil, ok, err
+		}
+		var rest []expr.Expr
+		for _, c := range expr.SplitAnd(n.Cond) {
+			if refsDepth(c, 1) {
+				conds = append(conds, c)
+			} else {
+				rest = append(rest, c)
+			}
+		}
+		if len(rest) == 0 {
+			return child, conds, true, nil
+		}
+		return &planner.Filter{Child: child, Cond: planner.JoinAnd(rest)}, conds, true, nil
+	case *planner.Sort:
+		child, conds, ok, err := f.pullUp(n.Child)
+		if !ok || err != nil || len(conds) == 0 {
+			return n, nil, ok, err
+		}
+		for _, k := range n.Keys {
+			if refsDepth(k.Expr, 1) {
+				return nil, nil, false, nil
+			}
+		}
+		return &planner.Sort{Child: child, Keys: n.Keys}, conds, true, nil
+	case *planner.Project:
+		for _, e := range n.Exprs {
+			if refsDepth(e, 1) {
+				return nil, nil, false, nil
+			}
+		}
+		child, conds, ok, err := f.pullUp(n.Child)
+		if !ok || err != nil || len(conds) == 0 {
+			return n, nil, ok, err
+		}
+		proj := &planner.Project{Child: child, Exprs: append([]expr.Expr(nil), n.Exprs...), Names: append([]string(nil), n.Names...), Tables: append([]string(nil), n.Tables...)}
+		for len(proj.Tables) < len(proj.Exprs) {
+			proj.Tables = append(proj.Tables, "")
+		}
+		cs := child.Schema()
+		pos := map[int]int{}
+		out := make([]expr.Expr, len(conds))
+		for i, c := range conds {
+			r, err := remapColumns(c, func(idx int) int {
+				p, seen := pos[idx]
+				if !seen {
+					p = len(proj.Exprs)
+					pos[idx] = p
+					proj.Exprs = append(proj.Exprs, expr.NewColumn(idx, cs[idx].Type, cs[idx].Name))
+					proj.Names = append(proj.Names, "__corr_"+cs[idx].Name)
+					proj.Tables = append(proj.Tables, cs[idx].Table)
+				}
+				return p
+			})
+			if err != nil {
+				return nil, nil, false, err
+			}
+			out[i] = r
+		}
+		return proj, out, true, nil
+	}
+	if f.dependent(p) {
+		return nil, nil, false, nil
+	}
+	return p, nil, true, nil
+}
+
+// atMostOneRow reports whether q yields at most one row (per domain value
+// once flattened): a scalar aggregate, LIMIT 1, one constant row, and
+// projections, filters and sorts of those.
+func atMostOneRow(q planner.Plan) bool {
+	switch n := q.(type) {
+	case *planner.Project:
+		return atMostOneRow(n.Child)
+	case *planner.Filter:
+		return atMostOneRow(n.Child)
+	case *planner.Sort:
+		return atMostOneRow(n.Child)
+	case *planner.Aggregate:
+		return len(n.GroupBy) == 0 && !n.Rollup
+	case *planner.Limit:
+		return n.N <= 1 || atMostOneRow(n.Child)
+	case *planner.Values:
+		return len(n.Rows) <= 1
+	}
+	return false
 }
 
 // bindScalarSubquery joins a one-column subquery into the host plan and
 // returns a reference to its value.
 func (b *Binder) bindScalarSubquery(x *ast.SubqueryExpr, c *exprCtx) (expr.Expr, error) {
 	if c.sub == nil {
-		return nil, fmt.Errorf("%w: scalar subquery in this clause (supported in WHERE and the select list)", exec.ErrNotImplemented)
+		return nil, fmt.Errorf("%w: scalar subquery in this clause (supported in WHERE, HAVING, ORDER BY and the select list; not in ON, GROUP BY or aggregate arguments)", exec.ErrNotImplemented)
 	}
-	sub, corr, err := b.bindCorrelated(x.Query, c.sc)
+	sub, err := b.bindQuery(x.Query, c.sc)
 	if err != nil {
 		return nil, err
 	}
 	if len(sub.names) != 1 {
 		return nil, fmt.Errorf("%w: the scalar subquery returns %d columns, expected 1", exec.ErrPlan, len(sub.names))
 	}
-	lw := len(c.sub.plan.Schema())
-	col := sub.plan.Schema()[0]
-	if len(corr) == 0 {
-		c.sub.plan = &planner.Join{Type: planner.LeftJoin, Left: c.sub.plan, Right: &planner.MaxOneRow{Child: sub.plan}}
-		return expr.NewColumn(lw, col.Type, col.Name), nil
+	host := c.sub.plan
+	hw := len(host.Schema())
+	f := b.newFlattener(host, sub.plan)
+	if v, ok, err := b.scalarAggregate(c.sub, f, sub.plan); err != nil || ok {
+		return v, err
 	}
-	conds, err := joinSide(corr, lw)
+	q, err := f.flatten(sub.plan)
 	if err != nil {
 		return nil, err
 	}
-	c.sub.plan = &planner.Join{Type: planner.LeftJoin, Left: c.sub.plan, Right: sub.plan, Cond: planner.JoinAnd(conds)}
-	v := expr.Expr(expr.NewColumn(lw, col.Type, col.Name))
-	if sub.countOnly {
-		// The COUNT bug: an outer row without a matching group must see
-		// count = 0, not NULL.
-		return b.call("coalesce", v, expr.NewLiteral(int64(0), col.Type))
+	k := f.corr.k()
+	col := q.plan.Schema()[0]
+	if atMostOneRow(sub.plan) {
+		conds, err := f.hostEq(hw+q.width, q.nullable)
+		if err != nil {
+			return nil, err
+		}
+		c.sub.plan = &planner.Join{Type: planner.LeftJoin, Left: host, Right: q.plan, Cond: planner.JoinAnd(conds)}
+		return expr.NewColumn(hw, col.Type, col.Name), nil
 	}
-	return v, nil
+	// Per domain value: one of the subquery's values and how many rows it
+	// had. scalar_subquery fails for a count above one, lazily, so only
+	// for outer rows that evaluate the value.
+	agg := &planner.Aggregate{Child: q.plan, GroupBy: f.domainCols(q.width)}
+	for j := 0; j < k; j++ {
+		agg.Names = append(agg.Names, fmt.Sprintf("__domain%d", j))
+	}
+	agg.Aggs = []planner.AggCall{
+		{Fn: "any_value", Arg: expr.NewColumn(0, col.Type, col.Name), Type: col.Type, Name: col.Name},
+		{Fn: "count_star", Type: arrow.PrimitiveTypes.Int64, Name: "__rows"},
+	}
+	conds, err := f.hostEq(hw, q.nullable)
+	if err != nil {
+		return nil, err
+	}
+	c.sub.plan = &planner.Join{Type: planner.LeftJoin, Left: host, Right: agg, Cond: planner.JoinAnd(conds)}
+	return b.call("scalar_subquery", expr.NewColumn(hw+k+1, arrow.PrimitiveTypes.Int64, "__rows"), expr.NewColumn(hw+k, col.Type, col.Name))
 }
 
-// bindInSubquery plans `x [NOT] IN (subquery)` nested in an expression as
-// a mark join, whose mark column is the IN predicate's three-valued result.
-func (b *Binder) bindInSubquery(x *ast.PatternInExpr, c *exprCtx) (expr.Expr, error) {
-	if c.sub == nil {
-		return nil, fmt.Errorf("%w: IN (subquery) in this clause (supported in WHERE and the select list)", exec.ErrNotImplemented)
+// scalarAggregate plans a scalar subquery that is projections over an
+// aggregate without GROUP BY (the common correlated form): the aggregate
+// is grouped by the domain instead and left-joined to the host, and the
+// projections are computed over the join, with COUNT reading 0 for an
+// outer row without a group (the COUNT bug). No domain is built unless
+// the aggregate's input needs one.
+func (b *Binder) scalarAggregate(host *subqueryHost, f *flattener, q planner.Plan) (expr.Expr, bool, error) {
+	var projs []*planner.Project
+	p := q
+	for {
+		pr, ok := p.(*planner.Project)
+		if !ok {
+			break
+		}
+		projs = append(projs, pr)
+		p = pr.Child
 	}
-	sub, corr, err := b.bindCorrelated(x.Sel.(*ast.SubqueryExpr).Query, c.sc)
+	agg, ok := p.(*planner.Aggregate)
+	if !ok || len(agg.GroupBy) > 0 || agg.Rollup {
+		return nil, false, nil
+	}
+	c, err := f.flatten(agg.Child)
+	if err != nil {
+		return nil, false, err
+	}
+	grouped, err := f.groupedByDomain(agg, c)
+	if err != nil {
+		return nil, false, err
+	}
+	hw, k := len(host.plan.Schema()), f.corr.k()
+	conds, err := f.hostEq(hw, c.nullable)
+	if err != nil {
+		return nil, false, err
+	}
+	// Values of the aggregate's output columns, over the join.
+	vals := make([]expr.Expr, len(agg.Aggs))
+	for i, a := range agg.Aggs {
+		if vals[i], err = emptyGroupValue(b, a, expr.NewColumn(hw+k+i, a.Type, a.Name)); err != nil {
+			return nil, false, err
+		}
+	}
+	for i := len(projs) - 1; i >= 0; i-- {
+		next := make([]expr.Expr, len(projs[i].Exprs))
+		for j, e := range projs[i].Exprs {
+			r, err := expr.Rewrite(e, func(x expr.Expr) (expr.Expr, error) {
+				switch y := x.(type) {
+				case *expr.Column:
+					return vals[y.Index], nil
+				case *outerColumn:
+					if y.depth > 1 {
+						return y.up(), nil
+					}
+					return expr.NewColumn(y.index, y.typ, y.name), nil
+				}
+				return x, nil
+			})
+			if err != nil {
+				return nil, false, err
+			}
+			next[j] = r
+		}
+		vals = next
+	}
+	host.plan = &planner.Join{Type: planner.LeftJoin, Left: host.plan, Right: grouped, Cond: planner.JoinAnd(conds)}
+	return vals[0], true, nil
+}
+
+// inValue joins what `x IN (q)` needs for a correlated q into the host and
+// returns the predicate's three-valued value: per domain value the
+// subquery's row count and non-NULL count (an aggregate, left-joined),
+// and whether some row equals x (a mark join): true on a match, false
+// over no rows, NULL when x or some row is NULL, false otherwise.
+func (b *Binder) inValue(h *subqueryHost, x expr.Expr, q planner.Plan) (expr.Expr, error) {
+	host := h.plan
+	hw := len(host.Schema())
+	f := b.newFlattener(host, q)
+	k := f.corr.k()
+	q1, err := f.flatten(q)
 	if err != nil {
 		return nil, err
 	}
-	if len(corr) > 0 {
-		return nil, fmt.Errorf("%w: correlated IN subquery nested in an expression", exec.ErrNotImplemented)
+	s := q1.plan.Schema()[0]
+	agg := &planner.Aggregate{Child: q1.plan, GroupBy: f.domainCols(q1.width)}
+	for j := 0; j < k; j++ {
+		agg.Names = append(agg.Names, fmt.Sprintf("__domain%d", j))
+	}
+	i64 := arrow.PrimitiveTypes.Int64
+	agg.Aggs = []planner.AggCall{
+		{Fn: "count_star", Type: i64, Name: "__rows"},
+		{Fn: "count", Arg: expr.NewColumn(0, s.Type, s.Name), Type: i64, Name: "__values"},
+	}
+	conds, err := f.hostEq(hw, q1.nullable)
+	if err != nil {
+		return nil, err
+	}
+	var plan planner.Plan = &planner.Join{Type: planner.LeftJoin, Left: host, Right: agg, Cond: planner.JoinAnd(conds)}
+	rows, values := expr.NewColumn(hw+k, i64, "__rows"), expr.NewColumn(hw+k+1, i64, "__values")
+	if len(expr.Columns(x)) == 0 {
+		plan, x = materialize(plan, x)
+	}
+	w := len(plan.Schema())
+	q2, err := b.newFlattener(host, q).flatten(q)
+	if err != nil {
+		return nil, err
+	}
+	eq, err := b.call("=", x, expr.NewColumn(w, s.Type, s.Name))
+	if err != nil {
+		return nil, err
+	}
+	mconds, err := f.hostEq(w+1, q2.nullable)
+	if err != nil {
+		return nil, err
+	}
+	h.plan = &planner.Join{Type: planner.MarkJoin, Left: plan, Right: q2.plan, Cond: planner.JoinAnd(append([]expr.Expr{eq}, mconds...))}
+	boolT := arrow.FixedWidthTypes.Boolean
+	f0, t0 := expr.NewLiteral(false, boolT), expr.NewLiteral(true, boolT)
+	matched, err := b.call("coalesce", expr.NewColumn(w, boolT, "mark"), f0)
+	if err != nil {
+		return nil, err
+	}
+	n, err := b.call("coalesce", rows, expr.NewLiteral(int64(0), i64))
+	if err != nil {
+		return nil, err
+	}
+	empty, err := b.call("=", n, expr.NewLiteral(int64(0), i64))
+	if err != nil {
+		return nil, err
+	}
+	xNull, err := b.call("isnull", x)
+	if err != nil {
+		return nil, err
+	}
+	someNull, err := b.call(">", rows, values)
+	if err != nil {
+		return nil, err
+	}
+	unknown, err := b.call("or", xNull, someNull)
+	if err != nil {
+		return nil, err
+	}
+	return b.call("case", matched, t0, empty, f0, unknown, expr.Null(boolT), f0)
+}
+
+// bindInSubquery plans `x [NOT] IN (subquery)` nested in an expression:
+// uncorrelated, as a mark join, whose mark column is the IN predicate's
+// three-valued result; correlated, through inValue.
+func (b *Binder) bindInSubquery(x *ast.PatternInExpr, c *exprCtx) (expr.Expr, error) {
+	if c.sub == nil {
+		return nil, fmt.Errorf("%w: IN (subquery) in this clause (supported in WHERE, HAVING, ORDER BY and the select list; not in ON, GROUP BY or aggregate arguments)", exec.ErrNotImplemented)
+	}
+	sub, err := b.bindQuery(x.Sel.(*ast.SubqueryExpr).Query, c.sc)
+	if err != nil {
+		return nil, err
 	}
 	if len(sub.names) != 1 {
 		return nil, fmt.Errorf("%w: the IN subquery returns %d columns, expected 1", exec.ErrPlan, len(sub.names))
@@ -319,117 +609,145 @@ func (b *Binder) bindInSubquery(x *ast.PatternInExpr, c *exprCtx) (expr.Expr, er
 	if err != nil {
 		return nil, err
 	}
-	lw := len(c.sub.plan.Schema())
-	r := sub.plan.Schema()[0]
-	eq, err := b.call("=", l, expr.NewColumn(lw, r.Type, r.Name))
-	if err != nil {
-		return nil, err
+	var v expr.Expr
+	if hasFreeRefs(sub.plan) {
+		if v, err = b.inValue(c.sub, l, sub.plan); err != nil {
+			return nil, err
+		}
+	} else {
+		if len(expr.Columns(l)) == 0 {
+			c.sub.plan, l = materialize(c.sub.plan, l)
+		}
+		lw := len(c.sub.plan.Schema())
+		eq, err := b.call("=", l, valueColumn(sub.plan, lw))
+		if err != nil {
+			return nil, err
+		}
+		c.sub.plan = &planner.Join{Type: planner.MarkJoin, Left: c.sub.plan, Right: sub.plan, Cond: eq}
+		v = expr.NewColumn(lw, arrow.FixedWidthTypes.Boolean, "mark")
 	}
-	c.sub.plan = &planner.Join{Type: planner.MarkJoin, Left: c.sub.plan, Right: sub.plan, Cond: eq}
-	mark := expr.Expr(expr.NewColumn(lw, arrow.FixedWidthTypes.Boolean, "mark"))
 	if x.Not {
-		return b.call("not", mark)
+		return b.call("not", v)
 	}
-	return mark, nil
+	return v, nil
 }
 
-// bindExists plans [NOT] EXISTS nested in an expression as a mark join on
-// its correlated equalities. EXISTS is never NULL, so a NULL mark (no
-// match) reads as false.
+// bindExists plans [NOT] EXISTS nested in an expression. With a
+// correlated equality it pulls up, it is a mark join on it; otherwise the
+// subquery's row count per domain value is left-joined in. EXISTS is
+// never NULL.
 func (b *Binder) bindExists(x *ast.ExistsSubqueryExpr, c *exprCtx) (expr.Expr, error) {
 	if c.sub == nil {
-		return nil, fmt.Errorf("%w: EXISTS in this clause (supported in WHERE and the select list)", exec.ErrNotImplemented)
+		return nil, fmt.Errorf("%w: EXISTS in this clause (supported in WHERE, HAVING, ORDER BY and the select list; not in ON, GROUP BY or aggregate arguments)", exec.ErrNotImplemented)
 	}
-	sub, corr, err := b.bindCorrelated(x.Sel.(*ast.SubqueryExpr).Query, c.sc)
+	sub, err := b.bindQuery(x.Sel.(*ast.SubqueryExpr).Query, c.sc)
 	if err != nil {
 		return nil, err
 	}
-	if len(corr) == 0 {
-		return nil, fmt.Errorf("%w: uncorrelated EXISTS nested in an expression", exec.ErrNotImplemented)
-	}
-	lw := len(c.sub.plan.Schema())
-	conds, err := joinSide(corr, lw)
-	if err != nil {
+	host := c.sub.plan
+	hw := len(host.Schema())
+	boolT := arrow.FixedWidthTypes.Boolean
+	var e expr.Expr
+	if right, conds, ok, err := b.markable(host, sub.plan); err != nil {
 		return nil, err
+	} else if ok {
+		c.sub.plan = &planner.Join{Type: planner.MarkJoin, Left: host, Right: right, Cond: planner.JoinAnd(conds)}
+		if e, err = b.call("coalesce", expr.NewColumn(hw, boolT, "mark"), expr.NewLiteral(false, boolT)); err != nil {
+			return nil, err
+		}
+	} else {
+		f := b.newFlattener(host, sub.plan)
+		q, err := f.flatten(sub.plan)
+		if err != nil {
+			return nil, err
+		}
+		k := f.corr.k()
+		agg := &planner.Aggregate{Child: q.plan, GroupBy: f.domainCols(q.width)}
+		for j := 0; j < k; j++ {
+			agg.Names = append(agg.Names, fmt.Sprintf("__domain%d", j))
+		}
+		i64 := arrow.PrimitiveTypes.Int64
+		agg.Aggs = []planner.AggCall{{Fn: "count_star", Type: i64, Name: "__rows"}}
+		conds, err := f.hostEq(hw, q.nullable)
+		if err != nil {
+			return nil, err
+		}
+		c.sub.plan = &planner.Join{Type: planner.LeftJoin, Left: host, Right: agg, Cond: planner.JoinAnd(conds)}
+		n, err := b.call("coalesce", expr.NewColumn(hw+k, i64, "__rows"), expr.NewLiteral(int64(0), i64))
+		if err != nil {
+			return nil, err
+		}
+		if e, err = b.call(">", n, expr.NewLiteral(int64(0), i64)); err != nil {
+			return nil, err
+		}
 	}
-	c.sub.plan = &planner.Join{Type: planner.MarkJoin, Left: c.sub.plan, Right: sub.plan, Cond: planner.JoinAnd(conds)}
-	mark := expr.Expr(expr.NewColumn(lw, arrow.FixedWidthTypes.Boolean, "mark"))
-	e, err := b.call("coalesce", mark, expr.NewLiteral(false, arrow.FixedWidthTypes.Boolean))
-	if err != nil || !x.Not {
-		return e, err
+	if !x.Not {
+		return e, nil
 	}
 	return b.call("not", e)
 }
 
-// splitCorrEquality splits inner = outer into its inner and outer sides.
-func splitCorrEquality(e expr.Expr) (inner, outer expr.Expr, ok bool) {
-	c, isCall := e.(*expr.Call)
-	if !isCall || c.Fn != "=" || len(c.Args) != 2 {
-		return nil, nil, false
+// markable returns the right side and conditions of a mark join for an
+// EXISTS whose correlated filters pull up and include an equality between
+// the host and the subquery (a hash key).
+func (b *Binder) markable(host, q planner.Plan) (planner.Plan, []expr.Expr, bool, error) {
+	if !hasFreeRefs(q) {
+		return nil, nil, false, nil
 	}
-	l, r := c.Args[0], c.Args[1]
-	switch {
-	case !hasOuter(l) && onlyOuter(r):
-		return l, r, true
-	case !hasOuter(r) && onlyOuter(l):
-		return r, l, true
+	f := b.newFlattener(host, q)
+	pulled, _, ok, err := f.pullUp(q)
+	if err != nil || !ok || pulled == nil {
+		return nil, nil, false, err
 	}
-	return nil, nil, false
-}
-
-func onlyOuter(e expr.Expr) bool {
-	return hasOuter(e) && len(expr.Columns(e)) == 0
-}
-
-func hasCount(sel *ast.SelectStmt) bool {
-	for _, a := range collectAggs(sel) {
-		if a.F == "count" {
-			return true
+	right, conds, err := b.joinable(host, q)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	hw := len(host.Schema())
+	for _, c := range conds {
+		call, ok := c.(*expr.Call)
+		if !ok || call.Fn != "=" {
+			continue
+		}
+		l, r := expr.Columns(call.Args[0]), expr.Columns(call.Args[1])
+		if len(l) > 0 && len(r) > 0 && (allBelow(l, hw) && allAtLeast(r, hw) || allBelow(r, hw) && allAtLeast(l, hw)) {
+			return right, conds, true, nil
 		}
 	}
-	return false
+	return nil, nil, false, nil
 }
 
-// correlatedOutputs appends to a correlated subquery's select list the
-// columns its correlated conditions need, and rewrites the conditions over
-// the subquery's output (outer references stay as they are).
-func (b *Binder) correlatedOutputs(exprs []expr.Expr, names []string, corr, inner, outer []expr.Expr, cur *exprCtx) ([]expr.Expr, []string, []expr.Expr, error) {
-	var out []expr.Expr
-	if len(inner) > 0 {
-		// Aggregated: the inner keys are group columns of the Aggregate.
-		for i, in := range inner {
-			idx := cur.agg.groupKeys[exprKey(in)]
-			pos := len(exprs)
-			exprs = append(exprs, cur.sc.column(idx))
-			names = append(names, fmt.Sprintf("__corr%d", i))
-			eq, err := b.call("=", outer[i], expr.NewColumn(pos, in.DataType(), "__corr"))
-			if err != nil {
-				return nil, nil, nil, err
-			}
-			out = append(out, eq)
+func allBelow(cols []int, n int) bool {
+	for _, c := range cols {
+		if c >= n {
+			return false
 		}
-		return exprs, names, out, nil
 	}
-	pos := map[int]int{}
-	for _, c := range corr {
-		e, err := expr.Rewrite(c, func(x expr.Expr) (expr.Expr, error) {
-			col, ok := x.(*expr.Column)
-			if !ok {
-				return x, nil
+	return true
+}
+
+func allAtLeast(cols []int, n int) bool {
+	for _, c := range cols {
+		if c < n {
+			return false
+		}
+	}
+	return true
+}
+
+// checkDecorrelated fails when a correlated reference survived binding.
+func checkDecorrelated(p planner.Plan) error {
+	var bad *outerColumn
+	walkPlanExprs(p, func(e expr.Expr) {
+		expr.Walk(e, func(x expr.Expr) bool {
+			if o, ok := x.(*outerColumn); ok && bad == nil {
+				bad = o
 			}
-			p, seen := pos[col.Index]
-			if !seen {
-				p = len(exprs)
-				pos[col.Index] = p
-				exprs = append(exprs, cur.sc.column(col.Index))
-				names = append(names, "__corr_"+col.Name)
-			}
-			return expr.NewColumn(p, col.Type, col.Name), nil
+			return bad == nil
 		})
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		out = append(out, e)
+	})
+	if bad != nil {
+		return fmt.Errorf("%w: correlated reference to %s was not decorrelated", exec.ErrInternal, bad.name)
 	}
-	return exprs, names, out, nil
+	return nil
 }
