@@ -220,6 +220,8 @@ var strictFns = map[string]bool{
 	"like": true, "cast": true, "not": true, "isnotnull": true, "substr": true,
 	"upper": true, "lower": true, "trim": true, "length": true, "concat": true,
 	"year": true, "month": true, "day": true, "date_add": true, "round": true, "abs": true,
+	// scalar_subquery(count, value) is NULL when its value is (or fails).
+	"scalar_subquery": true,
 }
 
 // nullRejecting reports whether e is NULL or false whenever the columns

@@ -27,9 +27,8 @@ import (
 // Where a correlated filter sits directly on an uncorrelated subtree and
 // equates every column of C with an inner expression (inner.k = outer.c),
 // D is not needed: the inner expression takes D's place (the subtree then
-// holds more D values than the host has, which never join back), with
-// the rows whose inner expression is NULL dropped, since they can equal
-// nothing. This is how a typical TPC-DS subquery (correlated on a key)
+// holds more D values than the host has, NULL among them, which never
+// join back). This is how a typical TPC-DS subquery (correlated on a key)
 // becomes an aggregate grouped by that key and one hash join.
 //
 // A reference two or more levels out is a free reference that Q passes
@@ -342,8 +341,10 @@ func (f *flattener) sortKeys(ks []planner.SortKey, dbase int) ([]planner.SortKey
 // eliminate replaces D by inner expressions when the filter n (over an
 // independent subtree) equates every correlated column with one: each
 // host reference then reads its inner expression, and the domain columns
-// are those expressions (never NULL: rows where they are NULL are
-// dropped, as their equality could not hold).
+// are those expressions. Rows where one is NULL, whose equality could not
+// hold, are kept as a domain value of their own: it is marked not
+// nullable, so every later domain equality is a plain = that a NULL never
+// satisfies, and those rows never join back to an outer row.
 func (f *flattener) eliminate(n *planner.Filter) (flat, bool, error) {
 	k := f.corr.k()
 	inner := make([]expr.Expr, k)
@@ -404,13 +405,6 @@ func (f *flattener) eliminate(n *planner.Filter) (flat, bool, error) {
 			return flat{}, false, err
 		}
 		rest = append(rest, r)
-	}
-	for _, e := range inner {
-		nn, err := f.b.call("isnotnull", e)
-		if err != nil {
-			return flat{}, false, err
-		}
-		rest = append(rest, nn)
 	}
 	s := child.Schema()
 	exprs, names := passthrough(s, 0, len(s))

@@ -243,7 +243,10 @@ func (b *Binder) bindTableSource(ts *ast.TableSource, outer *scope) (planner.Pla
 		// MySQL demands an alias here; TPC-DS's texts omit it in places
 		// and nothing is ambiguous without one (its columns resolve
 		// unqualified), so fsql accepts it like PostgreSQL does.
-		q, err := b.bindQuery(src, nil)
+		// Inside a subquery a derived table may reference the enclosing
+		// queries (MySQL 8.0.14 and later); decorrelation handles it as
+		// part of the subquery.
+		q, err := b.bindQuery(src, outer)
 		if err != nil {
 			return nil, err
 		}

@@ -102,6 +102,9 @@ func (b *Binder) bindSelect(sel *ast.SelectStmt, outer *scope) (*bound, error) {
 		return nil, fmt.Errorf("%w: HAVING without GROUP BY or aggregates", exec.ErrNotImplemented)
 	}
 	cur := &exprCtx{sc: newScope(plan.Schema(), outer), agg: actx}
+	if actx != nil {
+		qualifyGroupColumns(cur.sc, actx, sc)
+	}
 	if actx != nil && sel.Having != nil {
 		// Scalar subqueries in HAVING join into the aggregated plan.
 		host := &subqueryHost{plan: plan}
@@ -234,6 +237,17 @@ func (b *Binder) bindSelect(sel *ast.SelectStmt, outer *scope) (*bound, error) {
 		plan = projectPrefix(plan, nout)
 	}
 	return &bound{plan: plan, names: names[:nvis]}, nil
+}
+
+// qualifyGroupColumns gives the aggregate's group columns that are plain
+// FROM columns their table qualifier, so a subquery of the select list or
+// HAVING can reference them as t.c (correlated on a group key).
+func qualifyGroupColumns(out *scope, a *aggCtx, from *scope) {
+	for i, g := range a.groupExpr {
+		if c, ok := g.(*expr.Column); ok && i < len(out.cols) && c.Index < len(from.cols) {
+			out.cols[i].Table = from.cols[c.Index].Table
+		}
+	}
 }
 
 // orderTarget finds the select-list column an ORDER BY item names: a
