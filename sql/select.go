@@ -102,7 +102,7 @@ func (b *Binder) bindSelect(sel *ast.SelectStmt, outer *scope) (*bound, error) {
 		return nil, fmt.Errorf("%w: HAVING without GROUP BY or aggregates", exec.ErrNotImplemented)
 	}
 	cur := &exprCtx{sc: newScope(plan.Schema(), outer), agg: actx}
-	if actx != nil {
+	if actx != nil && subqueryAfterGrouping(sel) {
 		qualifyGroupColumns(cur.sc, actx, sc)
 	}
 	if actx != nil && sel.Having != nil {
@@ -237,6 +237,27 @@ func (b *Binder) bindSelect(sel *ast.SelectStmt, outer *scope) (*bound, error) {
 		plan = projectPrefix(plan, nout)
 	}
 	return &bound{plan: plan, names: names[:nvis]}, nil
+}
+
+// subqueryAfterGrouping reports whether the select list, HAVING or ORDER
+// BY holds a subquery (which may reference group columns as t.c).
+func subqueryAfterGrouping(sel *ast.SelectStmt) bool {
+	for _, f := range sel.Fields.Fields {
+		if f.Expr != nil && hasSubquery(f.Expr) {
+			return true
+		}
+	}
+	if sel.Having != nil && hasSubquery(sel.Having.Expr) {
+		return true
+	}
+	if sel.OrderBy != nil {
+		for _, it := range sel.OrderBy.Items {
+			if hasSubquery(it.Expr) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // qualifyGroupColumns gives the aggregate's group columns that are plain
