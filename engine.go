@@ -138,6 +138,7 @@ func (e *Engine) query(ctx context.Context, query string) (*Rows, error) {
 	}
 	r := &Rows{schema: renamed(run.Schema(), st.Names), next: run.Next, close: run.Close, ctx: ctx}
 	r.stats = stats
+	r.progress = run.Progress
 	return r, nil
 }
 

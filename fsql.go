@@ -39,6 +39,9 @@ type Rows struct {
 	err    error
 	done   bool
 	stats  *exec.QueryStats
+	// progress snapshots the running query's stages; nil for results
+	// computed before Query returned (EXPLAIN).
+	progress func() runtime.Progress
 }
 
 // ScanStats sums what a query's scans read and skipped. Partitions count
@@ -69,6 +72,53 @@ func (r *Rows) ScanStats() ScanStats {
 		st.RowGroupsKept += sc.RowGroupsKept.Load()
 	})
 	return st
+}
+
+// Progress is how far a running query got, for a progress bar. Stage
+// and task counts come from the scheduler: a stage's task count is
+// decided when the stage starts, so TasksTotal grows as the query goes.
+type Progress struct {
+	// StagesTotal is the query's stage count; StagesDone the stages whose
+	// every task finished.
+	StagesTotal, StagesDone int
+	// TasksTotal counts the tasks of the stages started so far; TasksDone
+	// those finished.
+	TasksTotal, TasksDone int
+	// BytesRead is the number of Parquet bytes the scans read so far.
+	BytesRead int64
+	// Fraction estimates the share of the work done, from 0 to 1: every
+	// stage weighs the same, a running stage by its share of finished
+	// tasks. It is 1 only when every stage finished.
+	Fraction float64
+}
+
+// Progress reports how far the query got. It may be called from any
+// goroutine while another reads the rows, and after Close. A result that
+// was complete when Query returned (EXPLAIN, EXPLAIN ANALYZE) reports
+// zero stages.
+func (r *Rows) Progress() Progress {
+	p := Progress{BytesRead: r.BytesRead()}
+	if r.progress == nil {
+		return p
+	}
+	stages := r.progress().Stages
+	p.StagesTotal = len(stages)
+	var done float64
+	for _, st := range stages {
+		p.TasksTotal += st.Tasks
+		p.TasksDone += st.TasksDone
+		switch {
+		case st.Finished:
+			p.StagesDone++
+			done++
+		case st.Started && st.Tasks > 0:
+			done += float64(st.TasksDone) / float64(st.Tasks)
+		}
+	}
+	if len(stages) > 0 {
+		p.Fraction = done / float64(len(stages))
+	}
+	return p
 }
 
 // BytesRead is the number of Parquet bytes the query's scans read so far.

@@ -60,6 +60,8 @@ type Execution struct {
 	cancel  context.CancelFunc
 	results chan arrow.RecordBatch
 	done    chan struct{} // closed once every goroutine of the query ended
+	// progress counts started stages and finished tasks, for Progress.
+	progress *progress
 
 	mu        sync.Mutex
 	err       error // the query's first error
@@ -109,6 +111,7 @@ func RunGraph(ctx context.Context, g *JobGraph, cfg RunConfig) (*Execution, erro
 		results: make(chan arrow.RecordBatch, 1),
 		done:    make(chan struct{}),
 	}
+	e.progress = newProgress(g)
 	s, err := newScheduler(g, &cfg, e)
 	if err != nil {
 		cancel()

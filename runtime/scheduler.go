@@ -366,6 +366,7 @@ func (s *scheduler) commit(att *Attempt) error {
 	}
 	task.Committed = att
 	r.committed++
+	s.exec.progress.taskDone(r.Stage)
 	r.rows += att.Rows
 	r.bytes += att.Bytes
 	return nil
@@ -463,6 +464,7 @@ func (s *scheduler) launch(ctx context.Context, r *StageRun) error {
 	}
 	r.Parallelism = p
 	r.Start = time.Now()
+	s.exec.progress.launched(st, p)
 	if st.Output != nil {
 		kind, subs := st.Output.Kind, 1
 		if sw := s.switchByProbe[st]; sw != nil {
@@ -507,6 +509,7 @@ func (s *scheduler) launch(ctx context.Context, r *StageRun) error {
 func (s *scheduler) finishStage(r *StageRun) {
 	r.finished = true
 	r.End = time.Now()
+	s.exec.progress.stageDone(r.Stage)
 	for _, ex := range r.Stage.Inputs {
 		pr := s.eg.Run(s.producerOf(r.Stage, ex))
 		pr.readers--
