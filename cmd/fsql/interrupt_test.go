@@ -19,15 +19,8 @@ import (
 // takes seconds to plan, sends SIGINT while it is planning, and expects
 // fsql to stop at once with exit code 130 and a one-line message.
 func TestInterruptStopsPlanning(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
+	bin, _ := fsqlBinary(t)
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "fsql")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
 	// A long OR of ANDs over a one-row derived table, referenced by 12
 	// joins of a CTE: no data needed, seconds of binding and planning.
 	var sb strings.Builder

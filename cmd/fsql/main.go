@@ -23,11 +23,16 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var err error
 	switch {
 	case len(args) > 0 && args[0] == "gen":
-		err = runGen(args[1:], stderr)
+		err = runGen(args[1:], stdout, stderr)
 	case len(args) > 1 && args[0] == "bench" && args[1] == "dpp":
 		err = runBenchDPP(args[2:], stdout, stderr)
 	case len(args) > 0 && args[0] == "bench":
 		err = runBench(args[1:], stdout, stderr)
+	case len(args) > 1 && args[0] == "help" && (args[1] == "gen" || args[1] == "bench"):
+		// fsql help gen, fsql help bench dpp: the sub-command's help.
+		return run(append(args[1:], "-h"), stdin, stdout, stderr)
+	case len(args) > 1 && args[0] == "help":
+		err = fmt.Errorf("no command %q: fsql help lists them", args[1])
 	case len(args) > 0 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help" || args[0] == "-help"):
 		usage(stdout)
 		return 0
@@ -74,11 +79,12 @@ func usage(w io.Writer) {
 usage:
   fsql [flags] -e "SQL; SQL ..."   run statements, print each result
   fsql [flags] -f FILE             run the ;-separated statements of FILE
-  fsql [flags]                     interactive prompt (end statements with ;, \q quits)
+  fsql [flags]                     interactive prompt (end statements with ;,
+                                   .help lists its commands, \q quits)
   fsql gen tpcds [flags]           write a TPC-DS data set (fsql gen tpcds -h)
   fsql bench tpcds [flags]         time TPC-DS queries (fsql bench tpcds -h)
   fsql bench dpp [flags]           dynamic pruning on vs off (fsql bench dpp -h)
-  fsql help                        this text
+  fsql help [COMMAND]              this text, or a command's (fsql help gen)
 
 flags:
   --data DIR            data folder, one sub-folder per table
@@ -86,6 +92,11 @@ flags:
                         folder, generated on first use)
   --set KEY=VALUE       engine setting, repeatable
   --format FORMAT       table (default), csv or json (JSON Lines)
+  --max-rows N          table output of a longer result shows its first and
+                        last N/2 rows and the count; 0 shows every row
+                        (default 40 on a terminal, else 0)
+  --crlf                end CSV lines with \r\n instead of \n
+  --version             print the version and exit
 
 EXPLAIN [ANALYZE] SELECT ... prints the plan as text.
 
@@ -139,20 +150,32 @@ func runQuery(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	file := fs.String("f", "", "file of statements to run")
 	data := fs.String("data", "", "data folder")
 	formatName := fs.String("format", "table", "output format")
+	maxRows := fs.Int("max-rows", -1, "table rows shown")
+	crlf := fs.Bool("crlf", false, "CSV lines end with \\r\\n")
+	showVersion := fs.Bool("version", false, "print the version")
 	var sets setFlags
 	fs.Var(&sets, "set", "key=value")
 	if err := parseFlags(fs, args, stdout, usage); err != nil {
 		return err
 	}
+	if *showVersion {
+		printVersion(stdout)
+		return nil
+	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q (see fsql help)", fs.Arg(0))
 	}
-	if *sqlText != "" && *file != "" {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	if given["e"] && given["f"] {
 		return errors.New("give -e or -f, not both")
 	}
 	outFormat, err := format.Parse(*formatName)
 	if err != nil {
 		return err
+	}
+	if *maxRows < -1 {
+		return fmt.Errorf("--max-rows must be 0 (every row) or more, got %d", *maxRows)
 	}
 	cfg := fsql.DefaultConfig()
 	cfg.PathsOutsideData = true // the user's own shell: any file they can read is theirs to query
@@ -160,23 +183,32 @@ func runQuery(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 
-	script := *sqlText
-	if *file != "" {
+	script, source := *sqlText, ""
+	if given["f"] {
 		b, err := os.ReadFile(*file)
 		if err != nil {
 			return err
 		}
-		script = string(b)
+		script, source = string(b), *file
 	}
 	ctx, stop := interruptContext()
 	defer stop()
-	var stmts []string
-	if script != "" {
+	var stmts []statement
+	if given["e"] || given["f"] {
 		// A syntax error needs no data: report it before a first run
 		// spends time generating the default data set. (The parser
 		// takes no context; Ctrl-C during a long parse ends fsql when
 		// the parse returns.)
-		if stmts, err = fsql.SplitStatements(script); err != nil {
+		if strings.TrimSpace(script) == "" || strings.Trim(script, "; \t\r\n") == "" {
+			if source != "" {
+				return fmt.Errorf("%s has no statement to run", source)
+			}
+			return errors.New("-e has no statement to run (run fsql without -e for the prompt)")
+		}
+		if stmts, err = splitScript(script); err != nil {
+			if source != "" {
+				return fmt.Errorf("%s: %w", source, err)
+			}
 			return err
 		}
 		if err := ctx.Err(); err != nil {
@@ -191,10 +223,9 @@ func runQuery(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	p := &printer{eng: eng, out: stdout, format: outFormat}
-	if *sqlText == "" && *file == "" {
-		stop() // the prompt installs its own handler per statement
-		return repl(p, stdin, stdout, stderr, isTerminal(stdin))
+	p := &printer{eng: eng, out: stdout, stderr: stderr, show: defaultShow(outFormat, *maxRows, *crlf, stdout, stderr)}
+	if !given["e"] && !given["f"] {
+		return runPrompt(ctx, stop, p, stdin, stdout, stderr)
 	}
-	return p.statements(ctx, stmts)
+	return p.statements(ctx, stmts, source)
 }

@@ -130,10 +130,11 @@ func TestPromptContinuesAfterErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &printer{eng: eng, out: &out, format: format.Table}
+	p := &printer{eng: eng, out: &out, stderr: &errOut, show: show{format: format.Table}}
+	s := &session{p: p, in: newScanReader(in, &out), interactive: true}
 	// The engine over an empty folder fails both statements (or, once
 	// it runs queries, fails on no table); the session must go on.
-	if err := repl(p, in, &out, &errOut, true); err != nil {
+	if err := s.run(); err != nil {
 		t.Fatalf("interactive session failed: %v", err)
 	}
 	if got := strings.Count(out.String(), prompt); got != 4 {
@@ -198,7 +199,12 @@ func TestProgressBarCountsTables(t *testing.T) {
 	io.WriteString(bar, "re  12 rows  (0.2s)\n")
 	bar.Finish()
 	s := out.String()
-	if !strings.Contains(s, "[######..................] 1/4 tables") || !strings.Contains(s, "2/4 tables") || !strings.Contains(s, "last store") {
-		t.Fatalf("bar output %q", s)
+	for _, want := range []string{"(1/4)", "(2/4)", "last store", "tpcds:", "[######......"} {
+		if !strings.Contains(s, want) {
+			t.Fatalf("bar output %q lacks %q", s, want)
+		}
+	}
+	if !strings.HasSuffix(s, "\n") {
+		t.Errorf("bar output %q does not end its line", s)
 	}
 }

@@ -15,10 +15,15 @@ type csvWriter struct {
 	w      *bufio.Writer
 	schema *arrow.Schema
 	header bool
+	eol    string // \n, or \r\n when asked
 }
 
-func newCSVWriter(w *bufio.Writer, schema *arrow.Schema) *csvWriter {
-	return &csvWriter{w: w, schema: schema}
+func newCSVWriter(w *bufio.Writer, schema *arrow.Schema, crlf bool) *csvWriter {
+	c := &csvWriter{w: w, schema: schema, eol: "\n"}
+	if crlf {
+		c.eol = "\r\n"
+	}
+	return c
 }
 
 func (c *csvWriter) writeHeader() {
@@ -32,7 +37,7 @@ func (c *csvWriter) writeHeader() {
 		}
 		c.field(f.Name, false)
 	}
-	c.w.WriteString("\r\n")
+	c.w.WriteString(c.eol)
 }
 
 func (c *csvWriter) Write(b arrow.RecordBatch) error {
@@ -58,7 +63,7 @@ func (c *csvWriter) Write(b arrow.RecordBatch) error {
 			}
 			c.field(fns[i](r), text[i])
 		}
-		c.w.WriteString("\r\n")
+		c.w.WriteString(c.eol)
 	}
 	return nil
 }

@@ -11,12 +11,18 @@
 // The formats:
 //
 //   - table: a header, a rule, aligned columns (numbers right, text left),
-//     NULL printed as NULL, then "(N rows)". It holds the rows until Close
-//     because column widths depend on every row. Line breaks, tabs, other
-//     control characters and bytes that are not UTF-8 are shown as escapes
-//     (\n, \t, \x1b, \xe9), so a value stays on its line and cannot act
-//     on the terminal.
-//   - csv: a header line, then one line per row (RFC 4180, CRLF). NULL is
+//     NULL printed as NULL, then "(N rows)". Widths are display widths
+//     (East Asian wide characters take two columns). Line breaks, tabs,
+//     other control characters and bytes that are not UTF-8 are shown as
+//     escapes (\n, \t, \x1b, \xe9), so a value stays on its line and
+//     cannot act on the terminal. Options.MaxRows bounds it: the first and
+//     last rows, a row of ellipses between, then "N rows (M shown)"; only
+//     the rows it prints are held and rendered, so memory stays bounded
+//     however long the result (without a bound every row is held until
+//     Close, since widths depend on every row). Options.MaxWidth cuts text
+//     columns with an ellipsis so lines fit a terminal.
+//   - csv: a header line, then one line per row (RFC 4180 quoting; lines
+//     end with \n, or \r\n with Options.CRLF). NULL is
 //     an empty field and the empty string a quoted empty field (""), so the
 //     two stay distinct; fields holding a comma, a quote or a line break
 //     are quoted, quotes doubled. Bytes are written as they are. A

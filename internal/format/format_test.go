@@ -44,8 +44,13 @@ func sample(t *testing.T, mem memory.Allocator) arrow.RecordBatch {
 
 func write(t *testing.T, name Name, batches ...arrow.RecordBatch) string {
 	t.Helper()
+	return writeOpts(t, name, Options{}, batches...)
+}
+
+func writeOpts(t *testing.T, name Name, opts Options, batches ...arrow.RecordBatch) string {
+	t.Helper()
 	var out bytes.Buffer
-	w, err := New(name, &out, batches[0].Schema())
+	w, err := New(name, &out, batches[0].Schema(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +87,7 @@ func TestTable(t *testing.T) {
 func TestTableEmpty(t *testing.T) {
 	schema := arrow.NewSchema([]arrow.Field{{Name: "count(*)", Type: arrow.PrimitiveTypes.Int64}}, nil)
 	var out bytes.Buffer
-	w, _ := New(Table, &out, schema)
+	w, _ := New(Table, &out, schema, Options{})
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -97,10 +102,14 @@ func TestCSV(t *testing.T) {
 	b := sample(t, mem)
 	defer b.Release()
 	got := write(t, CSV, b, b)
-	row := "1,10,1.50,x,2000-01-01,1.5,true\r\n-20,12345678901,-0.05,\"say \"\"hi\"\", ok\",1969-12-31,1e+20,false\r\n,,,,,,\r\n"
-	want := "i,big,price,name,d,f,ok\r\n" + row + row
+	row := "1,10,1.50,x,2000-01-01,1.5,true\n-20,12345678901,-0.05,\"say \"\"hi\"\", ok\",1969-12-31,1e+20,false\n,,,,,,\n"
+	want := "i,big,price,name,d,f,ok\n" + row + row
 	if got != want {
 		t.Errorf("csv:\n%q\nwant:\n%q", got, want)
+	}
+	crlf := writeOpts(t, CSV, Options{CRLF: true}, b)
+	if want := strings.ReplaceAll("i,big,price,name,d,f,ok\n"+row, "\n", "\r\n"); crlf != want {
+		t.Errorf("csv with CRLF:\n%q\nwant:\n%q", crlf, want)
 	}
 }
 
@@ -115,7 +124,7 @@ func TestCSVEmptyStringIsNotNull(t *testing.T) {
 	defer col.Release()
 	b := array.NewRecordBatch(arrow.NewSchema([]arrow.Field{{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true}}, nil), []arrow.Array{col}, 2)
 	defer b.Release()
-	if got, want := write(t, CSV, b), "s\r\n\"\"\r\n\r\n"; got != want {
+	if got, want := write(t, CSV, b), "s\n\"\"\n\n"; got != want {
 		t.Errorf("got %q want %q", got, want)
 	}
 }
@@ -182,7 +191,7 @@ func TestNullType(t *testing.T) {
 	defer b.Release()
 	for name, want := range map[Name]string{
 		Table: "n\n----\nNULL\nNULL\n(2 rows)\n",
-		CSV:   "n\r\n\r\n\r\n",
+		CSV:   "n\n\n\n",
 		JSON:  "{\"n\":null}\n{\"n\":null}\n",
 	} {
 		if got := write(t, name, b); got != want {
@@ -295,7 +304,7 @@ func TestJSONDuplicateColumnNames(t *testing.T) {
 	}
 	// CSV and the table keep the names as the query wrote them: columns
 	// are told apart by position there.
-	if got := write(t, CSV, b); !strings.HasPrefix(got, "id,id,id_2,n\r\n") {
+	if got := write(t, CSV, b); !strings.HasPrefix(got, "id,id,id_2,n\n") {
 		t.Errorf("csv header %q", got)
 	}
 }
@@ -324,7 +333,7 @@ func TestJSONStrings(t *testing.T) {
 	})
 	defer bad.Release()
 	var buf bytes.Buffer
-	w, _ := New(JSON, &buf, bad.Schema())
+	w, _ := New(JSON, &buf, bad.Schema(), Options{})
 	err := w.Write(bad)
 	if err == nil || !strings.Contains(err.Error(), `column "s", row 2`) || !strings.Contains(err.Error(), "UTF-8") {
 		t.Fatalf("invalid UTF-8: %v", err)
@@ -344,7 +353,7 @@ func TestCSVRoundTrip(t *testing.T) {
 	})
 	defer b.Release()
 	got := write(t, CSV, b)
-	want := "\"x,y\"\r\n\"a,b\"\r\n\"say \"\"hi\"\"\"\r\n\"two\nlines\"\r\n\"cr\rhere\"\r\n\"\"\r\n padded \r\nNULL\r\ncaf\xe9\r\n\r\n"
+	want := "\"x,y\"\n\"a,b\"\n\"say \"\"hi\"\"\"\n\"two\nlines\"\n\"cr\rhere\"\n\"\"\n padded \nNULL\ncaf\xe9\n\n"
 	if got != want {
 		t.Fatalf("got %q\nwant %q", got, want)
 	}

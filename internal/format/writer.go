@@ -41,15 +41,31 @@ type Writer interface {
 	Close() error
 }
 
+// Options adjust a format; the zero value prints every row, as wide as
+// the values are, with CSV lines ending in \n.
+type Options struct {
+	// MaxRows bounds the table format: past MaxRows rows it prints the
+	// first MaxRows/2 and the last MaxRows/2 (the odd one goes first),
+	// a row of ellipses between them, and "N rows (M shown)". Zero prints
+	// every row. The other formats print every row.
+	MaxRows int
+	// MaxWidth is the display width the table format's lines should fit,
+	// a terminal's: text columns are cut with an ellipsis until they do.
+	// Zero cuts nothing.
+	MaxWidth int
+	// CRLF ends CSV lines with \r\n, as RFC 4180 writes them, instead of \n.
+	CRLF bool
+}
+
 // New returns a writer of the format name for results of the given
 // schema, printing to w.
-func New(name Name, w io.Writer, schema *arrow.Schema) (Writer, error) {
+func New(name Name, w io.Writer, schema *arrow.Schema, opts Options) (Writer, error) {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	switch name {
 	case Table:
-		return newTableWriter(bw, schema), nil
+		return newTableWriter(bw, schema, opts), nil
 	case CSV:
-		return newCSVWriter(bw, schema), nil
+		return newCSVWriter(bw, schema, opts.CRLF), nil
 	case JSON:
 		return newJSONWriter(bw, schema), nil
 	}
