@@ -21,6 +21,7 @@ import (
 type editor struct {
 	st      *liner.State
 	history string    // file the history is appended to; "" keeps none
+	last    string    // the newest entry, which liner does not repeat either
 	warn    io.Writer // where a history file that cannot be written is reported, once
 }
 
@@ -64,6 +65,10 @@ func (e *editor) remember(lines []string) {
 		}
 	}
 	for _, entry := range entries {
+		if entry == e.last {
+			continue
+		}
+		e.last = entry
 		e.st.AppendHistory(entry)
 		e.save(entry)
 	}

@@ -196,22 +196,17 @@ func runQuery(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	var stmts []statement
 	if given["e"] || given["f"] {
 		// A syntax error needs no data: report it before a first run
-		// spends time generating the default data set. (The parser
-		// takes no context; Ctrl-C during a long parse ends fsql when
-		// the parse returns.)
+		// spends time generating the default data set.
 		if strings.TrimSpace(script) == "" || strings.Trim(script, "; \t\r\n") == "" {
 			if source != "" {
 				return fmt.Errorf("%s has no statement to run", source)
 			}
 			return errors.New("-e has no statement to run (run fsql without -e for the prompt)")
 		}
-		if stmts, err = splitScript(script); err != nil {
-			if source != "" {
+		if stmts, err = splitScriptContext(ctx, script); err != nil {
+			if source != "" && ctx.Err() == nil {
 				return fmt.Errorf("%s: %w", source, err)
 			}
-			return err
-		}
-		if err := ctx.Err(); err != nil {
 			return err
 		}
 	}

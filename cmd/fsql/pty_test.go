@@ -376,6 +376,32 @@ func TestProgressNeverOnAPipe(t *testing.T) {
 	}
 }
 
+// A script piped to the prompt stops at SIGINT with exit code 130, as
+// -e and -f do, instead of going on with its next statement.
+func TestInterruptPipedScript(t *testing.T) {
+	bin, data := fsqlBinary(t)
+	cmd := exec.Command(bin, "--data", data)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
+	cmd.Stdin = strings.NewReader(slowQuery + ";\nselect 'after' as next;\n")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != exitInterrupted {
+		t.Fatalf("fsql ended with %v, want exit code %d; stderr %q", err, exitInterrupted, stderr.String())
+	}
+	if stderr.String() != "fsql: cancelled\n" || strings.Contains(stdout.String(), "after") {
+		t.Errorf("stdout %q, stderr %q: want only fsql: cancelled, and no later statement", stdout.String(), stderr.String())
+	}
+}
+
 // fsql < /dev/null reads a script with no statement: no prompt, exit 0.
 func TestDevNullIsNotATerminal(t *testing.T) {
 	null, err := os.Open(os.DevNull)

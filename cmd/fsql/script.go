@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"strings"
 
 	"github.com/fsql-dev/fsql"
@@ -38,6 +39,31 @@ func splitScript(script string) ([]statement, error) {
 		out = append(out, s)
 	}
 	return out, nil
+}
+
+// splitScriptContext is splitScript that returns ctx's error as soon as
+// ctx is done: the parser takes no context and reads a few MB of SQL a
+// second, and Ctrl-C must end fsql at once (the parse left behind ends
+// with the process).
+func splitScriptContext(ctx context.Context, script string) ([]statement, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	type result struct {
+		stmts []statement
+		err   error
+	}
+	done := make(chan result, 1)
+	go func() {
+		stmts, err := splitScript(script)
+		done <- result{stmts, err}
+	}()
+	select {
+	case r := <-done:
+		return r.stmts, r.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // leadingComments is the length of the comments and blanks a statement's
