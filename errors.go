@@ -1,42 +1,21 @@
 package fsql
 
 import (
-	"context"
-	"errors"
-	"fmt"
-
-	"github.com/fsql-dev/fsql/exec"
-	"github.com/fsql-dev/fsql/exec/expr"
-	"github.com/fsql-dev/fsql/pruning"
+	"github.com/fsql-dev/fsql/errs"
 )
 
-// classify makes every error the engine returns wrap one of exec's
-// sentinels (ErrPlan, ErrNotImplemented, ErrExecution, ErrInternal,
-// ErrResourcesExhausted) or a context error, so callers can tell a bad
-// query from a bad value from a bug with errors.Is. Lower layers that
-// cannot import exec (expressions, pruning) have their own sentinels,
-// mapped here.
+// classify makes every error the engine returns an *errs.Error, so a
+// caller can use errors.As and errs.CodeOf without walking the chain.
+// Every layer classifies its own errors, so classify only wraps: the
+// result keeps the kind, number and position the error already has (a
+// context error becomes Cancelled); an error nothing classified reached a
+// running query and is an execution error.
 func classify(err error) error {
 	if err == nil {
 		return nil
 	}
-	for _, s := range []error{exec.ErrPlan, exec.ErrNotImplemented, exec.ErrExecution, exec.ErrInternal,
-		exec.ErrResourcesExhausted, context.Canceled, context.DeadlineExceeded} {
-		if errors.Is(err, s) {
-			return err
-		}
+	if _, ok := err.(*errs.Error); ok {
+		return err
 	}
-	switch {
-	case errors.Is(err, expr.ErrType):
-		return fmt.Errorf("%w: %w", exec.ErrPlan, err)
-	case errors.Is(err, expr.ErrUnsupported):
-		return fmt.Errorf("%w: %w", exec.ErrNotImplemented, err)
-	case errors.Is(err, expr.ErrInternal), errors.Is(err, pruning.ErrInternal):
-		return fmt.Errorf("%w: %w", exec.ErrInternal, err)
-	case errors.Is(err, pruning.ErrUnsupported):
-		return fmt.Errorf("%w: %w", exec.ErrNotImplemented, err)
-	}
-	// Bad values (expr.ErrInvalidValue, expr.ErrOverflow) and anything
-	// else that reached a running query.
-	return fmt.Errorf("%w: %w", exec.ErrExecution, err)
+	return errs.Wrap(errs.Execution, "%w", err)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/exec/expr"
 	"github.com/fsql-dev/fsql/pruning"
 )
@@ -116,10 +117,9 @@ func (s *collectorStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	return b, nil
 }
 
-// wrap names the collector in a coordinator error and gives it its exec
-// sentinel.
+// wrap names the collector in a coordinator error, keeping its kind.
 func (s *collectorStream) wrap(err error) error {
-	return pruningError(fmt.Errorf("dynamic filter collector %d: %w", s.c.ID, err))
+	return errs.Wrap(errs.Execution, "dynamic filter collector %d: %w", s.c.ID, err)
 }
 
 func (s *collectorStream) Close() {

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/compute"
 
+	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/pruning"
 )
 
@@ -34,33 +35,12 @@ func (st *scanStream) pruneDynamic(ctx context.Context) error {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return err
 		}
-		return pruningError(fmt.Errorf("scan of table %s: %w", st.s.Table.Name, err))
+		return errs.Wrap(errs.Execution, "scan of table %s: %w", st.s.Table.Name, err)
 	}
 	st.dp = dp
 	st.splits = mySplits(st.s.splits(dp), st.p, st.task)
 	return nil
 }
-
-// pruningError gives an error of package pruning (which sits below exec
-// and has sentinels of its own) the exec sentinel of its kind, keeping
-// its text.
-func pruningError(err error) error {
-	kind := ErrExecution
-	switch {
-	case errors.Is(err, pruning.ErrInternal):
-		kind = ErrInternal
-	case errors.Is(err, pruning.ErrUnsupported):
-		kind = ErrNotImplemented
-	}
-	return &kindedError{kind: kind, err: err}
-}
-
-// kindedError is err, which also wraps the sentinel kind without
-// repeating its text.
-type kindedError struct{ kind, err error }
-
-func (e *kindedError) Error() string   { return e.err.Error() }
-func (e *kindedError) Unwrap() []error { return []error{e.kind, e.err} }
 
 // ledgerOf is the decision's ledger as the scan's statistics keep it.
 func ledgerOf(dp *pruning.Decision) []CollectorLedger {

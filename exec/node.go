@@ -2,24 +2,30 @@ package exec
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/pruning"
 )
 
-// Sentinel errors. Every error fsql returns wraps one of them with %w, so
-// callers can tell a bad query from a resource limit from a bug.
-var (
-	ErrPlan               = errors.New("plan error")
-	ErrNotImplemented     = errors.New("not implemented")
-	ErrExecution          = errors.New("execution error")
-	ErrInternal           = errors.New("internal error")
-	ErrResourcesExhausted = errors.New("resources exhausted")
+// The kinds of package errs under their former names, so code written
+// against them keeps building. New code makes errors with errs.New and
+// errs.Wrap, which carry MySQL numbers and keep causes.
+const (
+	// Deprecated: use errs.Semantic (or Syntax, UnknownName, Type).
+	ErrPlan = errs.Semantic
+	// Deprecated: use errs.Unsupported.
+	ErrNotImplemented = errs.Unsupported
+	// Deprecated: use errs.Execution.
+	ErrExecution = errs.Execution
+	// Deprecated: use errs.Internal.
+	ErrInternal = errs.Internal
+	// Deprecated: use errs.Resources.
+	ErrResourcesExhausted = errs.Resources
 )
 
 // BatchSize is the number of rows operators aim for in one batch.

@@ -2,7 +2,6 @@ package hive
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -14,29 +13,31 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/fsql-dev/fsql/errs"
 )
 
-// Sentinel errors. Callers (exec) wrap them again with their own sentinels;
-// these let them tell "we cannot read this kind of file" from "this file is
-// broken" without parsing messages.
+// Sentinel errors, each of a kind of package errs, so callers tell "we
+// cannot read this kind of file" from "this file is broken" without
+// parsing messages, and wrapping them keeps their kind and MySQL number.
 var (
 	// ErrUnsupported marks Parquet features fsql does not read (nested
 	// columns, INTERVAL, encrypted footers, a nanosecond value finer than
 	// a microsecond, ...).
-	ErrUnsupported = errors.New("unsupported parquet feature")
+	ErrUnsupported = errs.New(errs.Unsupported, "Parquet feature")
 	// ErrCorrupt marks files that cannot be parsed, and columns whose
 	// files disagree on a type fsql does not widen.
-	ErrCorrupt = errors.New("bad parquet data")
+	ErrCorrupt = errs.New(errs.ErNotFormFile, "bad parquet data")
 	// ErrNoTable is returned by Catalog.Table for an unknown name.
-	ErrNoTable = errors.New("no such table")
+	ErrNoTable = errs.New(errs.ErNoSuchTable, "no such table")
 	// ErrNotParquet marks a data file that is not Parquet at all (no PAR1
 	// magic). Messages name the file and never quote its bytes.
-	ErrNotParquet = errors.New("not a parquet file")
+	ErrNotParquet = errs.New(errs.ErNotFormFile, "not a parquet file")
 	// ErrChanged marks a data file whose size or modification time is not
 	// what the query was planned with: it was rewritten, truncated or
 	// replaced while the query ran. Running the query again reads the new
-	// version.
-	ErrChanged = errors.New("data file changed during the query")
+	// version (errs.Retryable).
+	ErrChanged = errs.New(errs.ErTableDefChanged, "data file changed during the query")
 )
 
 // DefaultPartitionName is the folder value Hive writes for a NULL partition key.

@@ -14,6 +14,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/fsql-dev/fsql/errs"
 )
 
 // CSV tables. A data file whose name ends in .csv (or .csv.gz, read
@@ -109,7 +111,7 @@ func (o *CSVOptions) check() error {
 // ErrCSV marks a CSV file fsql cannot read as its table says: a record
 // with the wrong number of fields, an unterminated quote, a value its
 // column's detected type does not hold.
-var ErrCSV = errors.New("bad CSV data")
+var ErrCSV = errs.New(errs.ErNotFormFile, "bad CSV data")
 
 // isCSVName reports whether a data file is CSV, by its name.
 func isCSVName(path string) bool {

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/fsql-dev/fsql/errs"
 )
 
 // Path tables: a query may name a file, a folder or a glob instead of a
@@ -37,7 +39,7 @@ import (
 
 // ErrOutside marks a path table outside the data directory when the
 // catalog does not allow those (Options.OutsideDataDir).
-var ErrOutside = errors.New("path outside the data directory")
+var ErrOutside = errs.New(errs.ErOptionPreventsStatement, "path outside the data directory")
 
 // IsPathName reports whether a table name written in a query names a
 // file, folder or glob rather than a table of the data directory: it
