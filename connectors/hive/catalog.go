@@ -289,6 +289,10 @@ type File struct {
 
 	stamp fileStamp    // Size and ModTime, compared on every open
 	cols  []columnInfo // the file's own top-level columns, in its order
+	// chunks locates every column chunk: row group g's leaf l is
+	// chunks[g*leaves+l]. footer identifies the footer they came from.
+	chunks []chunkLoc
+	footer footerSum
 	// index maps the table's file columns to the file's (-1: the file
 	// lacks it); nil when they are the same. Set on the copy one table
 	// view makes of a cached File (remapFile).

@@ -15,10 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/fsql-dev/fsql/internal/mempool"
-	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/deprecated"
-	"github.com/parquet-go/parquet-go/encoding"
-	"github.com/parquet-go/parquet-go/format"
 )
 
 // values is a typed view of the non-null values of one page (or of a
@@ -36,89 +33,22 @@ type values struct {
 	n    int
 }
 
-func viewOf(v encoding.Values, kind decodeKind, phys parquetKind) (values, error) {
-	var out values
-	switch kind {
-	case kindInt32, kindDecInt32, kindInt32To64:
-		out.i32 = v.Int32()
-		out.n = len(out.i32)
-	case kindInt96:
-		out.i96 = v.Int96()
-		out.n = len(out.i96)
-	case kindFixed, kindUUID, kindFloat16:
-		out.data, out.flen = v.FixedLenByteArray()
-		if out.flen <= 0 {
-			return out, fmt.Errorf("fixed-length values of %d bytes", out.flen)
-		}
-		out.n = len(out.data) / out.flen
-	case kindInt64, kindDecInt64:
-		out.i64 = v.Int64()
-		out.n = len(out.i64)
-	case kindDouble:
-		out.f64 = v.Double()
-		out.n = len(out.f64)
-	case kindFloat:
-		out.f32 = v.Float()
-		out.n = len(out.f32)
-	case kindBool:
-		out.bits = v.Boolean()
-		out.n = len(out.bits) * 8 // upper bound; the page's own count limits reads
-	case kindString:
-		out.data, out.offs = v.ByteArray()
-		if len(out.offs) == 0 {
-			return out, nil
-		}
-		out.n = len(out.offs) - 1
-		if int(out.offs[out.n]) > len(out.data) || out.offs[0] > out.offs[out.n] {
-			return out, errors.New("byte array offsets past the page data")
-		}
-	case kindDecBytes:
-		if phys == fixedLen {
-			out.data, out.flen = v.FixedLenByteArray()
-			if out.flen <= 0 || out.flen > 16 {
-				return out, fmt.Errorf("fixed-length decimal of %d bytes", out.flen)
-			}
-			out.n = len(out.data) / out.flen
-		} else {
-			out.data, out.offs = v.ByteArray()
-			if len(out.offs) == 0 {
-				return out, nil
-			}
-			out.n = len(out.offs) - 1
-			if int(out.offs[out.n]) > len(out.data) || out.offs[0] > out.offs[out.n] {
-				return out, errors.New("byte array offsets past the page data")
-			}
-		}
-	}
-	return out, nil
-}
-
-type parquetKind int
-
-const (
-	otherPhys parquetKind = iota
-	fixedLen
-)
-
 // columnDecoder turns the pages of one column chunk into Arrow arrays, a
 // batch at a time. It keeps the current page across batches.
 type columnDecoder struct {
 	info  columnInfo
-	phys  parquetKind
 	alloc memory.Allocator
 	trunc bool // drop sub-microsecond digits instead of failing (Options.TruncateNanos)
 
-	pages parquet.Pages
-	page  parquet.Page
+	pages pageReader
+	open  bool
+	pg    page
 	def   []byte // definition levels of the page; nil for required columns
 	rows  int    // rows in the page
 	pos   int    // next row of the page
 	vpos  int    // next non-null value of the page
 	vals  values // page values, or dictionary values when idx is set
 	idx   []int32
-
-	dict     parquet.Dictionary
-	dictVals values
 
 	scratch32 []int32
 	scratch64 []int64
@@ -127,99 +57,34 @@ type columnDecoder struct {
 }
 
 func newColumnDecoder(ci columnInfo, alloc memory.Allocator, truncNanos bool) *columnDecoder {
-	d := &columnDecoder{info: ci, alloc: alloc, trunc: truncNanos}
-	if ci.phys == format.FixedLenByteArray {
-		d.phys = fixedLen
-	}
-	return d
+	return &columnDecoder{info: ci, alloc: alloc, trunc: truncNanos}
 }
 
-// reset starts a new column chunk.
-func (d *columnDecoder) reset(p parquet.Pages) {
-	d.close()
-	d.pages = p
+// reset starts a new column chunk, at loc in ra; prefetched holds the
+// chunk's bytes when the reader fetched them already.
+func (d *columnDecoder) reset(ra io.ReaderAt, loc chunkLoc, prefetched []byte) error {
 	d.rows, d.pos, d.vpos = 0, 0, 0
-	d.dict = nil
+	d.open = false
+	if err := d.pages.reset(ra, loc, &d.info, prefetched); err != nil {
+		return err
+	}
+	d.open = true
+	return nil
 }
 
 func (d *columnDecoder) close() {
-	if d.page != nil {
-		parquet.Release(d.page)
-		d.page = nil
-	}
-	if d.pages != nil {
-		d.pages.Close()
-		d.pages = nil
-	}
+	d.open = false
+	d.pages.ra, d.pages.win = nil, nil
 }
 
 func (d *columnDecoder) nextPage() error {
-	if d.page != nil {
-		parquet.Release(d.page)
-		d.page = nil
-	}
-	if d.pages == nil {
+	if !d.open {
 		return errors.New("no column chunk open")
 	}
-	p, err := d.pages.ReadPage()
-	if err != nil {
-		if err == io.EOF {
-			return errors.New("column chunk holds fewer values than its row group has rows")
-		}
+	if err := d.pages.next(&d.pg); err != nil {
 		return err
 	}
-	d.page = p
-	if len(p.RepetitionLevels()) > 0 {
-		return errors.New("repetition levels in a flat column")
-	}
-	var n int
-	if dict := p.Dictionary(); dict != nil {
-		if dict != d.dict {
-			dv, err := viewOf(dict.Page().Data(), d.info.kind, d.phys)
-			if err != nil {
-				return fmt.Errorf("dictionary: %w", err)
-			}
-			d.dict, d.dictVals = dict, dv
-		}
-		data := p.Data()
-		d.idx = data.Int32()
-		d.vals = d.dictVals
-		n = len(d.idx)
-		limit := int32(d.dictVals.n)
-		if d.info.kind == kindBool {
-			limit = int32(dict.Len())
-		}
-		for _, i := range d.idx {
-			if i < 0 || i >= limit {
-				return fmt.Errorf("dictionary index %d out of range [0,%d)", i, limit)
-			}
-		}
-	} else {
-		d.idx = nil
-		v, err := viewOf(p.Data(), d.info.kind, d.phys)
-		if err != nil {
-			return err
-		}
-		d.vals = v
-		n = v.n
-		if d.info.kind == kindBool {
-			n = int(p.NumValues() - p.NumNulls())
-			if n > v.n || n < 0 {
-				return errors.New("boolean page shorter than its value count")
-			}
-		}
-	}
-	if d.info.optional {
-		d.def = p.DefinitionLevels()
-		defined := bytes.Count(d.def, one)
-		if defined != n {
-			return fmt.Errorf("page has %d non-null definition levels but %d values", defined, n)
-		}
-		d.rows = len(d.def)
-	} else {
-		d.def = nil
-		d.rows = n
-	}
+	d.vals, d.idx, d.def, d.rows = d.pg.vals, d.pg.idx, d.pg.def, d.pg.n
 	d.pos, d.vpos = 0, 0
 	return nil
 }

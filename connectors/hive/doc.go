@@ -70,9 +70,9 @@
 //     stamp it was read with. Each load of a table replaces the table's
 //     entries with those of its listing, so removed files leave the cache.
 //  3. Reading checks the stamp. FileReader compares the open file's size
-//     and modification time with the snapshot's, and the footer's row
-//     groups with the snapshot's, before reading a page, and the stamp
-//     again after the last row group; a file counted but not read (COUNT(*))
+//     and modification time with the snapshot's, and the footer's bytes
+//     (length and CRC-32) with those the snapshot decoded, before reading
+//     a page, and the stamp again after the last row group; a file counted but not read (COUNT(*))
 //     is stat'ed. A file rewritten, truncated, appended to, replaced or
 //     removed after planning fails the query with ErrChanged naming it,
 //     never a mix of two versions; the next query sees the new version.
@@ -98,9 +98,15 @@
 //
 // # Reading
 //
-// FileReader decodes Parquet pages straight into Arrow buffers, a page at a
-// time through parquet-go's typed page data and definition levels, never a
-// row or an interface value at a time. Partition columns come out as
+// A footer is decoded once per file version (metadata.go: a compact
+// Thrift reader that keeps only the fields fsql uses, the schema, row
+// counts, chunk locations, codecs and statistics) and cached with the
+// File; the scan never parses it again. FileReader reads a row group's
+// column chunks where the footer says they are (chunks close together in
+// one read), decodes page headers itself (pages.go), levels and dictionary
+// indexes too (hybrid.go), and hands page bodies to parquet-go's codecs
+// and value decoders; values go straight into Arrow buffers, never a row
+// or an interface value at a time. Partition columns come out as
 // constant arrays. Unless given an allocator that counts or limits, it
 // takes batch buffers from a shared recycling pool (internal/mempool): a
 // scan releases and rebuilds batches of the same shape over and over, and

@@ -4,15 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"io/fs"
 	"os"
+	"sort"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/fsql-dev/fsql/internal/mempool"
-	"github.com/parquet-go/parquet-go"
 )
 
 // DefaultBatchSize is used when ScanOptions.BatchSize is not set.
@@ -54,7 +55,7 @@ type FileReader struct {
 	opts   ScanOptions
 
 	osf *os.File
-	pf  *parquet.File
+	buf []byte     // the open row group's prefetched column chunks
 	csv *csvReader // set for a CSV file: it reads the rows, the rest of the reader adds constants
 
 	rowGroups []int
@@ -163,8 +164,9 @@ func (t *Table) OpenFile(p *Partition, f *File, opts ScanOptions) (*FileReader, 
 }
 
 // open opens the file and checks it is the version the table's snapshot
-// holds: same size and modification time, and a footer with the same
-// schema and row groups (which also catches a rewrite that kept both).
+// holds: the same size and modification time, and the same footer bytes
+// (which also catches a rewrite that kept both). The footer is not
+// parsed again: the snapshot's File says where every chunk is.
 func (r *FileReader) open() error {
 	f := r.file
 	osf, now, err := openFile(f.Path)
@@ -175,30 +177,19 @@ func (r *FileReader) open() error {
 		return err
 	}
 	r.osf = osf
-	// Same stamp, same file as the footer read at planning, which passed
-	// checkMagic: no need to look at the magic again.
 	if err := checkStamp(f, now, "after the query was planned"); err != nil {
 		return err
 	}
-	pf, err := parseFooter(osf, f.Path, now.size)
-	if err != nil {
-		return err
+	if f.footer.length == 0 {
+		return nil // a File made without a footer (tests); nothing to compare
 	}
-	r.pf = pf
-	md := pf.Metadata()
-	cols, err := schemaColumns(md, f.Path)
-	if err != nil {
-		return err
+	raw := make([]byte, f.footer.length+8)
+	if _, err := osf.ReadAt(raw, f.Size-int64(len(raw))); err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrCorrupt, f.Path, err)
 	}
-	if err := sameSchema(f.cols, f.Path+" (as planned)", cols, f.Path); err != nil {
-		return fmt.Errorf("%w: %s was rewritten after the query was planned (%w); run the query again", ErrChanged, f.Path, err)
-	}
-	same := len(md.RowGroups) == len(f.RowGroups)
-	for i := 0; same && i < len(md.RowGroups); i++ {
-		same = md.RowGroups[i].NumRows == f.RowGroups[i].NumRows
-	}
-	if !same {
-		return fmt.Errorf("%w: %s was rewritten after the query was planned (same size and modification time, other row groups); run the query again", ErrChanged, f.Path)
+	if int64(le32(raw[len(raw)-8:])) != f.footer.length || string(raw[len(raw)-4:]) != parquetMagic ||
+		crc32.ChecksumIEEE(raw[:len(raw)-8]) != f.footer.crc {
+		return fmt.Errorf("%w: %s was rewritten after the query was planned (same size and modification time, another footer); run the query again", ErrChanged, f.Path)
 	}
 	return nil
 }
@@ -322,22 +313,80 @@ func (r *FileReader) nextCSV(ctx context.Context) (arrow.RecordBatch, error) {
 	return rec, nil
 }
 
+// coalesceGap is the largest gap between two column chunks a row group's
+// read spans: reading a little more is cheaper than another system call
+// (the chunks of a small file come in one read), and the span never holds
+// more than coalesceMax bytes.
+const (
+	coalesceGap = 256 << 10
+	coalesceMax = 16 << 20
+)
+
 func (r *FileReader) openRowGroup(rg int) error {
 	r.rgLeft = r.file.RowGroups[rg].NumRows
-	if r.pf == nil {
+	if r.osf == nil {
 		return nil
 	}
-	chunks := r.pf.RowGroups()[rg].ColumnChunks()
+	leaves := numLeaves(r.file.cols)
+	type want struct {
+		dec int
+		loc chunkLoc
+	}
+	var wants []want
 	for i, d := range r.decoders {
 		if d == nil {
 			continue
 		}
-		c := r.opts.Columns[i]
-		if d.info.leaf >= len(chunks) {
+		if d.info.leaf >= leaves || rg*leaves+d.info.leaf >= len(r.file.chunks) {
 			return fmt.Errorf("%w: %s: row group %d lacks column %s", ErrCorrupt, r.file.Path, rg, d.info.name)
 		}
-		d.reset(chunks[d.info.leaf].Pages())
-		r.bytesRead += r.file.RowGroups[rg].Columns[c].Bytes
+		wants = append(wants, want{i, r.file.chunks[rg*leaves+d.info.leaf]})
+		r.bytesRead += r.file.RowGroups[rg].Columns[r.opts.Columns[i]].Bytes
+	}
+	sort.Slice(wants, func(a, b int) bool { return wants[a].loc.start < wants[b].loc.start })
+	// Spans of chunks close enough to read at once, each into its part of
+	// one buffer; a chunk left out of every span reads itself in windows.
+	var total int64
+	type span struct {
+		from, to int // wants[from:to]
+		start    int64
+		end      int64
+	}
+	var spans []span
+	for i, w := range wants {
+		end := w.loc.start + w.loc.length
+		if n := len(spans); n > 0 && w.loc.start-spans[n-1].end <= coalesceGap && max(end, spans[n-1].end)-spans[n-1].start <= coalesceMax {
+			s := &spans[n-1]
+			s.to, s.end = i+1, max(s.end, end)
+			continue
+		}
+		spans = append(spans, span{from: i, to: i + 1, start: w.loc.start, end: end})
+	}
+	for _, s := range spans {
+		if s.end-s.start <= coalesceMax {
+			total += s.end - s.start
+		}
+	}
+	r.buf = grow(r.buf, int(total))
+	off := int64(0)
+	for _, s := range spans {
+		var bytes []byte
+		if n := s.end - s.start; n <= coalesceMax {
+			bytes = r.buf[off : off+n : off+n]
+			off += n
+			if _, err := r.osf.ReadAt(bytes, s.start); err != nil {
+				return fmt.Errorf("%w: %s: reading row group %d: %w", ErrCorrupt, r.file.Path, rg, err)
+			}
+		}
+		for _, w := range wants[s.from:s.to] {
+			var pre []byte
+			if bytes != nil {
+				pre = bytes[w.loc.start-s.start : w.loc.start-s.start+w.loc.length]
+			}
+			if err := r.decoders[w.dec].reset(r.osf, w.loc, pre); err != nil {
+				return fmt.Errorf("%s: column %s: %w", r.file.Path, r.decoders[w.dec].info.name, err)
+			}
+		}
 	}
 	return nil
 }

@@ -59,6 +59,8 @@ type columnInfo struct {
 	// TIME in millis or nanos); 0 means as stored. div must divide exactly
 	// unless the table truncates nanoseconds (Options.TruncateNanos).
 	mul, div int64
+	// typeLength is the width of a FIXED_LEN_BYTE_ARRAY value.
+	typeLength int
 	// leaf is the index of the column's first column chunk in a row group;
 	// leaves is how many it spans (more than one for a nested column).
 	leaf, leaves int
@@ -75,22 +77,22 @@ type columnInfo struct {
 // types. A column fsql cannot read (nested, or a type it does not know)
 // is kept with an unreadable error, so the table opens and only queries
 // reading that column fail.
-func schemaColumns(md *format.FileMetaData, path string) ([]columnInfo, error) {
-	if len(md.Schema) == 0 {
+func schemaColumns(schema []format.SchemaElement, path string) ([]columnInfo, error) {
+	if len(schema) == 0 {
 		return nil, fmt.Errorf("%w: %s has an empty schema", ErrCorrupt, path)
 	}
-	n, _ := md.Schema[0].NumChildren.Get()
-	if n < 0 || int(n) > len(md.Schema)-1 {
-		return nil, fmt.Errorf("%w: %s: the schema root claims %d columns in %d elements", ErrCorrupt, path, n, len(md.Schema))
+	n, _ := schema[0].NumChildren.Get()
+	if n < 0 || int(n) > len(schema)-1 {
+		return nil, fmt.Errorf("%w: %s: the schema root claims %d columns in %d elements", ErrCorrupt, path, n, len(schema))
 	}
-	w := &schemaWalker{els: md.Schema, path: path}
+	w := &schemaWalker{els: schema, path: path}
 	cols := make([]columnInfo, 0, n)
 	pos, leaf := 1, 0
 	for range n {
-		if pos >= len(md.Schema) {
+		if pos >= len(schema) {
 			return nil, fmt.Errorf("%w: %s: the schema ends inside column %d", ErrCorrupt, path, len(cols)+1)
 		}
-		el := &md.Schema[pos]
+		el := &schema[pos]
 		rep, _ := el.RepetitionType.Get()
 		var ci columnInfo
 		if nc, _ := el.NumChildren.Get(); nc > 0 || rep == format.Repeated {
@@ -117,8 +119,8 @@ func schemaColumns(md *format.FileMetaData, path string) ([]columnInfo, error) {
 		leaf += ci.leaves
 		cols = append(cols, ci)
 	}
-	if pos != len(md.Schema) {
-		return nil, fmt.Errorf("%w: %s: the schema has %d elements after its last column", ErrCorrupt, path, len(md.Schema)-pos)
+	if pos != len(schema) {
+		return nil, fmt.Errorf("%w: %s: the schema has %d elements after its last column", ErrCorrupt, path, len(schema)-pos)
 	}
 	return cols, nil
 }
@@ -302,6 +304,9 @@ func mapColumn(el *format.SchemaElement) (columnInfo, error) {
 		return ci, fmt.Errorf("no physical type")
 	}
 	ci.phys = phys
+	if l, ok := el.TypeLength.Get(); ok && phys == format.FixedLenByteArray {
+		ci.typeLength = int(l)
+	}
 	rep, _ := el.RepetitionType.Get()
 	switch rep {
 	case format.Required:
