@@ -2,13 +2,16 @@ package fsql
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/fsql-dev/fsql/connectors/hive"
+	"github.com/fsql-dev/fsql/internal/suggest"
 	"github.com/fsql-dev/fsql/shuffle/keygroup"
+	"github.com/fsql-dev/fsql/sql"
 )
 
 // Config is every knob of an engine. Where Apache Flink has a name for a
@@ -133,118 +136,193 @@ func (c Config) catalogOptions() hive.Options {
 	return hive.Options{OutsideDataDir: c.PathsOutsideData, TruncateNanos: c.TruncateNanos, CSV: c.CSV}
 }
 
+// check rejects settings no engine can run with: a parallelism above
+// the key groups of a hash exchange.
+func (c Config) check() error {
+	p := c.Parallelism
+	if c.Adaptive { // parallelism.default is ignored; the key groups are the adaptive max
+		p = c.AdaptiveMinParallelism
+	}
+	return keygroup.Check(p, c.KeyGroups())
+}
+
+// variables are the settings as SHOW VARIABLES lists them.
+func (c Config) variables() []sql.Variable {
+	ss := c.Settings()
+	out := make([]sql.Variable, len(ss))
+	for i, s := range ss {
+		out[i] = sql.Variable{Name: s.Key, Value: s.Value}
+	}
+	return out
+}
+
+// configKey is one entry of the key table: what the key means (fsql
+// help), how text sets it (--set, SET, Config.Set) and how its value
+// reads back as text (SHOW VARIABLES, Config.Get). get's text must set the
+// same value again: SET key = DEFAULT sets the default's text.
+//
+// Every key is settable in a Session: keys the engine reads when it
+// opens (the worker pool, the catalog's options) are honoured by the
+// session's own pool or catalog (Session.resources). sessionCheck, when
+// set, vets a session's new value against the engine's: a session may
+// narrow what the engine allows, never widen it.
 type configKey struct {
-	doc string
-	set func(c *Config, v string) error
+	doc          string
+	set          func(c *Config, v string) error
+	get          func(c *Config) string
+	sessionCheck func(engine, session *Config) error
 }
 
 var configKeys = map[string]configKey{
-	"parallelism.default": {"tasks per stage", func(c *Config, v string) error {
-		return setInt(&c.Parallelism, v, 1, 32768)
-	}},
-	"pipeline.max-parallelism": {"key groups per hash exchange (0 or auto: from parallelism.default, as Flink)", func(c *Config, v string) error {
-		if strings.EqualFold(v, "auto") || v == "0" {
-			c.MaxParallelism = 0
+	"parallelism.default": {
+		doc: "tasks per stage (default: the number of CPUs)",
+		set: func(c *Config, v string) error { return setInt(&c.Parallelism, v, 1, 32768) },
+		get: func(c *Config) string { return strconv.Itoa(c.Parallelism) },
+	},
+	"pipeline.max-parallelism": {
+		doc: "key groups per hash exchange (0 or auto: from parallelism.default, as Flink)",
+		set: func(c *Config, v string) error {
+			if strings.EqualFold(v, "auto") || v == "0" {
+				c.MaxParallelism = 0
+				return nil
+			}
+			if err := setInt(&c.MaxParallelism, v, 1, 32768); err != nil {
+				return fmt.Errorf("want auto, 0 or an integer in 1..32768, got %q", v)
+			}
 			return nil
-		}
-		if err := setInt(&c.MaxParallelism, v, 1, 32768); err != nil {
-			return fmt.Errorf("want auto, 0 or an integer in 1..32768, got %q", v)
-		}
-		return nil
-	}},
-	"taskmanager.numberOfTaskSlots": {"task slots of each in-process worker", func(c *Config, v string) error {
-		return setInt(&c.Slots, v, 1, 4096)
-	}},
-	"minicluster.number-of-taskmanagers": {"in-process workers the engine runs", func(c *Config, v string) error {
-		return setInt(&c.TaskManagers, v, 1, 256)
-	}},
-	"execution.memory.query-budget": {"bytes a query may hold in buffers", func(c *Config, v string) error {
-		return setBytes(&c.MemoryBudget, v)
-	}},
-	"table.optimizer.join.broadcast-threshold": {"build sides smaller than this are broadcast", func(c *Config, v string) error {
-		return setBytes(&c.BroadcastThreshold, v)
-	}},
-	"table.exec.dynamic-filtering.max-values": {"distinct keys a dynamic filter holds before degrading to bloom + min/max", func(c *Config, v string) error {
-		return setInt(&c.DynamicFilterMaxValues, v, 1, 1<<26)
-	}},
-	"table.optimizer.dynamic-filtering.enabled": {"dynamic partition pruning", func(c *Config, v string) error {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return fmt.Errorf("want true or false, got %q", v)
-		}
-		c.DynamicFiltering = b
-		return nil
-	}},
-	"execution.batch.adaptive.auto-parallelism.enabled": {"decide each stage's parallelism from its input bytes (parallelism.default is then ignored)", func(c *Config, v string) error {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return fmt.Errorf("want true or false, got %q", v)
-		}
-		c.Adaptive = b
-		return nil
-	}},
-	"execution.batch.adaptive.auto-parallelism.avg-data-volume-per-task": {"input bytes one task should get", func(c *Config, v string) error {
-		var n int64
-		if err := setBytes(&n, v); err != nil {
-			return err
-		}
-		if n < 1 {
-			return fmt.Errorf("want a positive byte size, got %q", v)
-		}
-		c.AdaptiveBytesPerTask = n
-		return nil
-	}},
-	"execution.batch.adaptive.auto-parallelism.min-parallelism": {"lowest decided parallelism", func(c *Config, v string) error {
-		return setInt(&c.AdaptiveMinParallelism, v, 1, 32768)
-	}},
-	"execution.batch.adaptive.auto-parallelism.max-parallelism": {"highest decided parallelism; the key-group count while adaptive", func(c *Config, v string) error {
-		return setInt(&c.AdaptiveMaxParallelism, v, 1, 32768)
-	}},
-	"execution.batch.adaptive.skewed-join-optimization.skewed-factor": {"a join key group this many times the median is skewed", func(c *Config, v string) error {
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || f < 1 {
-			return fmt.Errorf("want a number of at least 1, got %q", v)
-		}
-		c.SkewFactor = f
-		return nil
-	}},
-	"execution.batch.adaptive.skewed-join-optimization.skewed-threshold": {"a join key group must also be larger than this to be skewed", func(c *Config, v string) error {
-		return setBytes(&c.SkewThreshold, v)
-	}},
-	"path-tables.outside-data-dir": {"queries may name files outside the data directory (absolute paths, ..); the command line's default is true", func(c *Config, v string) error {
-		return setBool(&c.PathsOutsideData, v)
-	}},
-	"parquet.nanos-truncate": {"drop the sub-microsecond digits of Parquet nanosecond timestamps and times instead of failing", func(c *Config, v string) error {
-		return setBool(&c.TruncateNanos, v)
-	}},
-	"csv.field-delimiter": {"the character between CSV fields (\\t or tab for a tab)", func(c *Config, v string) error {
-		return setChar(&c.CSV.Delimiter, v, false)
-	}},
-	"csv.quote-character": {"the character enclosing CSV fields; empty: no quoting", func(c *Config, v string) error {
-		return setChar(&c.CSV.Quote, v, true)
-	}},
-	"csv.escape-character": {"the character that takes the next one literally (MySQL's ESCAPED BY); empty (default): none", func(c *Config, v string) error {
-		return setChar(&c.CSV.Escape, v, true)
-	}},
-	"csv.header": {"the first CSV record names the columns", func(c *Config, v string) error {
-		return setBool(&c.CSV.Header, v)
-	}},
-	"csv.null-literal": {"unquoted CSV text read as NULL besides the empty field (default \\N); empty: only the empty field", func(c *Config, v string) error {
-		c.CSV.NullLiteral = v
-		return nil
-	}},
-	"csv.sample-rows": {"CSV records per file read to detect column types; 0: whole files", func(c *Config, v string) error {
-		return setInt(&c.CSV.SampleRows, v, 0, 1<<30)
-	}},
-}
-
-func setBool(dst *bool, v string) error {
-	b, err := strconv.ParseBool(v)
-	if err != nil {
-		return fmt.Errorf("want true or false, got %q", v)
-	}
-	*dst = b
-	return nil
+		},
+		get: func(c *Config) string {
+			if c.MaxParallelism == 0 {
+				return "auto"
+			}
+			return strconv.Itoa(c.MaxParallelism)
+		},
+	},
+	"taskmanager.numberOfTaskSlots": {
+		doc: "task slots of each in-process worker (default: GOMAXPROCS)",
+		set: func(c *Config, v string) error { return setInt(&c.Slots, v, 1, 4096) },
+		get: func(c *Config) string { return strconv.Itoa(c.Slots) },
+	},
+	"minicluster.number-of-taskmanagers": {
+		doc: "in-process workers the engine runs",
+		set: func(c *Config, v string) error { return setInt(&c.TaskManagers, v, 1, 256) },
+		get: func(c *Config) string { return strconv.Itoa(c.TaskManagers) },
+	},
+	"execution.memory.query-budget": {
+		doc: "bytes a query may hold in join, aggregate, sort and shuffle buffers (0: no limit)",
+		set: func(c *Config, v string) error { return setBytes(&c.MemoryBudget, v) },
+		get: func(c *Config) string { return formatBytes(c.MemoryBudget) },
+	},
+	"table.optimizer.join.broadcast-threshold": {
+		doc: "build sides estimated smaller than this are broadcast",
+		set: func(c *Config, v string) error { return setBytes(&c.BroadcastThreshold, v) },
+		get: func(c *Config) string { return formatBytes(c.BroadcastThreshold) },
+	},
+	"table.exec.dynamic-filtering.max-values": {
+		doc: "distinct keys a dynamic filter holds before degrading to bloom + min/max",
+		set: func(c *Config, v string) error { return setInt(&c.DynamicFilterMaxValues, v, 1, 1<<26) },
+		get: func(c *Config) string { return strconv.Itoa(c.DynamicFilterMaxValues) },
+	},
+	"table.optimizer.dynamic-filtering.enabled": {
+		doc: "dynamic partition pruning",
+		set: func(c *Config, v string) error { return setBool(&c.DynamicFiltering, v) },
+		get: func(c *Config) string { return strconv.FormatBool(c.DynamicFiltering) },
+	},
+	"execution.batch.adaptive.auto-parallelism.enabled": {
+		doc: "decide each stage's parallelism from its input bytes (parallelism.default is then ignored)",
+		set: func(c *Config, v string) error { return setBool(&c.Adaptive, v) },
+		get: func(c *Config) string { return strconv.FormatBool(c.Adaptive) },
+	},
+	"execution.batch.adaptive.auto-parallelism.avg-data-volume-per-task": {
+		doc: "input bytes one task should get",
+		set: func(c *Config, v string) error {
+			var n int64
+			if err := setBytes(&n, v); err != nil {
+				return err
+			}
+			if n < 1 {
+				return fmt.Errorf("want a positive byte size, got %q", v)
+			}
+			c.AdaptiveBytesPerTask = n
+			return nil
+		},
+		get: func(c *Config) string { return formatBytes(c.AdaptiveBytesPerTask) },
+	},
+	"execution.batch.adaptive.auto-parallelism.min-parallelism": {
+		doc: "lowest decided parallelism",
+		set: func(c *Config, v string) error { return setInt(&c.AdaptiveMinParallelism, v, 1, 32768) },
+		get: func(c *Config) string { return strconv.Itoa(c.AdaptiveMinParallelism) },
+	},
+	"execution.batch.adaptive.auto-parallelism.max-parallelism": {
+		doc: "highest decided parallelism; the key-group count while adaptive",
+		set: func(c *Config, v string) error { return setInt(&c.AdaptiveMaxParallelism, v, 1, 32768) },
+		get: func(c *Config) string { return strconv.Itoa(c.AdaptiveMaxParallelism) },
+	},
+	"execution.batch.adaptive.skewed-join-optimization.skewed-factor": {
+		doc: "a join key group this many times the median is skewed",
+		set: func(c *Config, v string) error {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil || f < 1 || math.IsInf(f, 0) {
+				return fmt.Errorf("want a number of at least 1, got %q", v)
+			}
+			c.SkewFactor = f
+			return nil
+		},
+		get: func(c *Config) string { return strconv.FormatFloat(c.SkewFactor, 'g', -1, 64) },
+	},
+	"execution.batch.adaptive.skewed-join-optimization.skewed-threshold": {
+		doc: "a join key group must also be larger than this to be skewed",
+		set: func(c *Config, v string) error { return setBytes(&c.SkewThreshold, v) },
+		get: func(c *Config) string { return formatBytes(c.SkewThreshold) },
+	},
+	"path-tables.outside-data-dir": {
+		doc: "queries may name files outside the data directory (absolute paths, ..); the command line's default is true",
+		set: func(c *Config, v string) error { return setBool(&c.PathsOutsideData, v) },
+		get: func(c *Config) string { return strconv.FormatBool(c.PathsOutsideData) },
+		// The embedding program decides which files its users' SQL may
+		// open; SET must not widen that.
+		sessionCheck: func(engine, session *Config) error {
+			if session.PathsOutsideData && !engine.PathsOutsideData {
+				return fmt.Errorf("the engine was opened with false, and a session cannot allow what the engine does not (set it before Open, or fsql --set)")
+			}
+			return nil
+		},
+	},
+	"parquet.nanos-truncate": {
+		doc: "drop the sub-microsecond digits of Parquet nanosecond timestamps and times instead of failing",
+		set: func(c *Config, v string) error { return setBool(&c.TruncateNanos, v) },
+		get: func(c *Config) string { return strconv.FormatBool(c.TruncateNanos) },
+	},
+	"csv.field-delimiter": {
+		doc: "the character between CSV fields (\\t or tab for a tab)",
+		set: func(c *Config, v string) error { return setChar(&c.CSV.Delimiter, v, false) },
+		get: func(c *Config) string { return charText(c.CSV.Delimiter) },
+	},
+	"csv.quote-character": {
+		doc: "the character enclosing CSV fields; empty: no quoting",
+		set: func(c *Config, v string) error { return setChar(&c.CSV.Quote, v, true) },
+		get: func(c *Config) string { return charText(c.CSV.Quote) },
+	},
+	"csv.escape-character": {
+		doc: "the character that takes the next one literally (MySQL's ESCAPED BY); empty (default): none",
+		set: func(c *Config, v string) error { return setChar(&c.CSV.Escape, v, true) },
+		get: func(c *Config) string { return charText(c.CSV.Escape) },
+	},
+	"csv.header": {
+		doc: "the first CSV record names the columns",
+		set: func(c *Config, v string) error { return setBool(&c.CSV.Header, v) },
+		get: func(c *Config) string { return strconv.FormatBool(c.CSV.Header) },
+	},
+	"csv.null-literal": {
+		doc: "unquoted CSV text read as NULL besides the empty field (default \\N); empty: only the empty field",
+		set: func(c *Config, v string) error { c.CSV.NullLiteral = v; return nil },
+		get: func(c *Config) string { return c.CSV.NullLiteral },
+	},
+	"csv.sample-rows": {
+		doc: "CSV records per file read to detect column types; 0: whole files",
+		set: func(c *Config, v string) error { return setInt(&c.CSV.SampleRows, v, 0, 1<<30) },
+		get: func(c *Config) string { return strconv.Itoa(c.CSV.SampleRows) },
+	},
 }
 
 // setChar accepts one ASCII character, or \t / tab for a tab; empty only
@@ -263,6 +341,17 @@ func setChar(dst *byte, v string, emptyOK bool) error {
 	return nil
 }
 
+// charText is a setChar value as text: "" for none, \t for a tab.
+func charText(b byte) string {
+	switch b {
+	case 0:
+		return ""
+	case '\t':
+		return `\t`
+	}
+	return string(rune(b))
+}
+
 // ConfigKeys lists the keys Set accepts, sorted.
 func ConfigKeys() []string {
 	keys := make([]string, 0, len(configKeys))
@@ -273,17 +362,95 @@ func ConfigKeys() []string {
 	return keys
 }
 
+// Setting is one configuration key, its value as text and what it means.
+type Setting struct {
+	Key   string
+	Value string
+	Doc   string
+}
+
+// Settings lists every key with its value in c, sorted by key (what
+// SHOW VARIABLES prints; fsql help prints DefaultConfig's).
+func (c Config) Settings() []Setting {
+	out := make([]Setting, 0, len(configKeys))
+	for _, k := range ConfigKeys() {
+		e := configKeys[k]
+		out = append(out, Setting{Key: k, Value: e.get(&c), Doc: e.doc})
+	}
+	return out
+}
+
 // Set changes the knob named key (a Flink-style name such as
-// parallelism.default) to the value written as text.
+// parallelism.default; case does not matter) to the value written as
+// text. Numbers are decimal; byte sizes take a unit (64mb, 8gb);
+// booleans are true/false, on/off or 1/0. An unknown key fails with the
+// closest known keys.
 func (c *Config) Set(key, value string) error {
-	k, ok := configKeys[strings.TrimSpace(key)]
-	if !ok {
-		return fmt.Errorf("unknown config key %q; known keys: %s", key, strings.Join(ConfigKeys(), ", "))
+	name, k, err := lookupKey(key)
+	if err != nil {
+		return err
 	}
 	if err := k.set(c, strings.TrimSpace(value)); err != nil {
-		return fmt.Errorf("config key %s: %w", key, err)
+		return fmt.Errorf("config key %s: %w", name, err)
 	}
 	return nil
+}
+
+// Get returns the value of the knob named key as text that Set accepts.
+func (c *Config) Get(key string) (string, error) {
+	_, k, err := lookupKey(key)
+	if err != nil {
+		return "", err
+	}
+	return k.get(c), nil
+}
+
+// lookupKey finds a key as written, else ignoring case (SQL's SET is
+// case-insensitive, and no two keys differ only in case).
+func lookupKey(key string) (string, configKey, error) {
+	key = strings.TrimSpace(key)
+	if k, ok := configKeys[key]; ok {
+		return key, k, nil
+	}
+	for name, k := range configKeys {
+		if strings.EqualFold(name, key) {
+			return name, k, nil
+		}
+	}
+	hint := suggest.Phrase(suggest.Closest(key, ConfigKeys()), nil)
+	if hint == "" {
+		hint = "; fsql help lists the keys"
+	} else {
+		hint += " (fsql help lists the keys)"
+	}
+	return "", configKey{}, fmt.Errorf("unknown config key %q%s", key, hint)
+}
+
+// setBool accepts MySQL's and Flink's spellings: true/false, on/off, 1/0.
+func setBool(dst *bool, v string) error {
+	switch strings.ToLower(v) {
+	case "true", "on", "1", "t":
+		*dst = true
+	case "false", "off", "0", "f":
+		*dst = false
+	default:
+		return fmt.Errorf("want true or false (on/off, 1/0), got %q", v)
+	}
+	return nil
+}
+
+// formatBytes writes n in the largest unit that divides it, as setBytes
+// reads it: 8gb, 10mb, 1000.
+func formatBytes(n int64) string {
+	for _, u := range []struct {
+		suffix string
+		m      int64
+	}{{"gb", 1 << 30}, {"mb", 1 << 20}, {"kb", 1 << 10}} {
+		if n != 0 && n%u.m == 0 {
+			return strconv.FormatInt(n/u.m, 10) + u.suffix
+		}
+	}
+	return strconv.FormatInt(n, 10)
 }
 
 func setInt(dst *int, v string, lo, hi int) error {
@@ -309,7 +476,7 @@ func setBytes(dst *int64, v string) error {
 		}
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n < 0 {
+	if err != nil || n < 0 || n > math.MaxInt64/mult {
 		return fmt.Errorf("want a byte size such as 1048576, 64mb or 8gb, got %q", v)
 	}
 	*dst = n * mult

@@ -18,18 +18,13 @@ import (
 	"github.com/fsql-dev/fsql/planner"
 	"github.com/fsql-dev/fsql/runtime"
 	"github.com/fsql-dev/fsql/runtime/policy"
-	"github.com/fsql-dev/fsql/shuffle/keygroup"
 	"github.com/fsql-dev/fsql/sql"
 )
 
 // Open returns an engine over dir, a folder with one sub-folder per table
 // (Parquet files directly inside, or under Hive key=value/ folders).
 func Open(dir string, cfg Config) (*Engine, error) {
-	p := cfg.Parallelism
-	if cfg.Adaptive { // parallelism.default is ignored; the key groups are the adaptive max
-		p = cfg.AdaptiveMinParallelism
-	}
-	if err := keygroup.Check(p, cfg.KeyGroups()); err != nil {
+	if err := cfg.check(); err != nil {
 		return nil, fmt.Errorf("%w: %v", exec.ErrPlan, err)
 	}
 	cat, err := hive.OpenWith(dir, cfg.catalogOptions())
@@ -37,7 +32,7 @@ func Open(dir string, cfg Config) (*Engine, error) {
 		return nil, fmt.Errorf("%w: %v", exec.ErrPlan, err)
 	}
 	workers := runtime.NewLocalPool(cfg.TaskManagers, cfg.Slots)
-	return &Engine{dir: dir, cfg: cfg, catalog: cat, alloc: memory.DefaultAllocator, workers: workers}, nil
+	return &Engine{dir: dir, cfg: cfg, catalog: cat, alloc: memory.DefaultAllocator, workers: workers, catalogs: &catalogSet{}}, nil
 }
 
 // Refresh drops the engine's cached footers and reads again those of
@@ -50,11 +45,13 @@ func Open(dir string, cfg Config) (*Engine, error) {
 // they planned with. Cancelling ctx stops the reload (the cache is
 // dropped anyway); an error names the first table that could not be read.
 func (e *Engine) Refresh(ctx context.Context) error {
-	if err := e.catalog.Refresh(ctx); err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
+	for _, c := range append([]*hive.Catalog{e.catalog}, e.catalogs.all()...) {
+		if err := c.Refresh(ctx); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("%w: %w", exec.ErrPlan, err)
 		}
-		return fmt.Errorf("%w: %w", exec.ErrPlan, err)
 	}
 	return nil
 }
@@ -70,16 +67,31 @@ func (e *Engine) WithAllocator(alloc memory.Allocator) *Engine {
 // Config is the engine's configuration.
 func (e *Engine) Config() Config { return e.cfg }
 
-// Query parses, plans and starts one SQL statement (SELECT, WITH, or
-// EXPLAIN [ANALYZE] of one of those) and returns its rows. EXPLAIN returns
-// one string column named "plan". Cancelling ctx stops the query; so does
-// Rows.Close.
-func (e *Engine) Query(ctx context.Context, query string) (*Rows, error) {
-	rows, err := e.query(ctx, query)
+// Query parses, plans and starts one SQL statement (SELECT, WITH,
+// EXPLAIN [ANALYZE] of one of those, SHOW, DESCRIBE) and returns its rows.
+// EXPLAIN returns one string column named "plan". args are the values of
+// the statement's ? markers, in order (Go types: see Session.Query).
+// Cancelling ctx stops the query; so does Rows.Close.
+//
+// SET fails here: the engine's settings are the Config given to Open and
+// every caller shares them. Run SET through a Session (Engine.Session).
+func (e *Engine) Query(ctx context.Context, query string, args ...any) (*Rows, error) {
+	rows, err := e.query(ctx, nil, resources{cfg: e.cfg, catalog: e.catalog, workers: e.workers}, query, args)
 	return rows, classify(err)
 }
 
-func (e *Engine) query(ctx context.Context, query string) (*Rows, error) {
+// resources are what one statement runs with: the settings, and the
+// catalog and workers made from them (the engine's, or a session's own
+// when its settings differ from the engine's in those).
+type resources struct {
+	cfg     Config
+	catalog *hive.Catalog
+	workers []runtime.Worker
+}
+
+// query runs one statement; sess, when not nil, is the session whose
+// settings SET changes.
+func (e *Engine) query(ctx context.Context, sess *Session, res resources, query string, args []any) (*Rows, error) {
 	stmts, err := parse(ctx, query)
 	if err != nil {
 		return nil, err
@@ -87,9 +99,20 @@ func (e *Engine) query(ctx context.Context, query string) (*Rows, error) {
 	if len(stmts) != 1 {
 		return nil, fmt.Errorf("%w: Query runs one statement, got %d; split scripts with SplitStatements", exec.ErrPlan, len(stmts))
 	}
-	st, root, err := e.plan(ctx, stmts[0])
+	cfg := res.cfg
+	env := sql.Env{Source: query, Params: args, Variables: cfg.variables()}
+	st, root, err := e.plan(ctx, res, stmts[0], env)
 	if err != nil {
 		return nil, err
+	}
+	if st.Set != nil {
+		if sess == nil {
+			return nil, fmt.Errorf("%w: SET changes a session's settings, and Engine.Query runs outside any session: run SET through a Session (eng.Session()); the engine's own settings are the Config given to Open", exec.ErrPlan)
+		}
+		if err := sess.apply(st.Set); err != nil {
+			return nil, err
+		}
+		return e.emptyRows(ctx), nil
 	}
 	if st.Explain && !st.Analyze {
 		graph, err := runtime.BuildJobGraph(root)
@@ -103,16 +126,16 @@ func (e *Engine) query(ctx context.Context, query string) (*Rows, error) {
 		return e.textRows(ctx, text), nil
 	}
 	stats := exec.NewQueryStats()
-	mem := exec.NewMemoryBudget(e.cfg.MemoryBudget)
+	mem := exec.NewMemoryBudget(cfg.MemoryBudget)
 	run, err := runtime.Run(ctx, root, runtime.RunConfig{
-		Parallelism:            e.cfg.Parallelism,
-		MaxParallelism:         e.cfg.KeyGroups(),
-		Workers:                e.workers,
+		Parallelism:            cfg.Parallelism,
+		MaxParallelism:         cfg.KeyGroups(),
+		Workers:                res.workers,
 		Alloc:                  e.alloc,
 		Memory:                 mem,
 		Stats:                  stats,
-		Adaptive:               e.adaptiveConfig(),
-		DynamicFilterMaxValues: e.cfg.DynamicFilterMaxValues,
+		Adaptive:               adaptiveConfig(cfg),
+		DynamicFilterMaxValues: cfg.DynamicFilterMaxValues,
 	})
 	if err != nil {
 		return nil, err
@@ -143,15 +166,15 @@ func (e *Engine) query(ctx context.Context, query string) (*Rows, error) {
 }
 
 // adaptiveConfig is the scheduler's part of Config.
-func (e *Engine) adaptiveConfig() policy.AdaptiveConfig {
+func adaptiveConfig(cfg Config) policy.AdaptiveConfig {
 	return policy.AdaptiveConfig{
-		Enabled:            e.cfg.Adaptive,
-		BytesPerTask:       e.cfg.AdaptiveBytesPerTask,
-		MinParallelism:     e.cfg.AdaptiveMinParallelism,
-		MaxParallelism:     e.cfg.AdaptiveMaxParallelism,
-		SkewFactor:         e.cfg.SkewFactor,
-		SkewThreshold:      e.cfg.SkewThreshold,
-		BroadcastThreshold: e.cfg.BroadcastThreshold,
+		Enabled:            cfg.Adaptive,
+		BytesPerTask:       cfg.AdaptiveBytesPerTask,
+		MinParallelism:     cfg.AdaptiveMinParallelism,
+		MaxParallelism:     cfg.AdaptiveMaxParallelism,
+		SkewFactor:         cfg.SkewFactor,
+		SkewThreshold:      cfg.SkewThreshold,
+		BroadcastThreshold: cfg.BroadcastThreshold,
 	}
 }
 
@@ -204,10 +227,11 @@ func parse(ctx context.Context, query string) ([]ast.StmtNode, error) {
 	}
 }
 
-// plan binds, optimizes and physically plans one statement, stopping with
-// ctx's error once ctx is done. Planning bugs surface as ErrInternal
-// errors, never as panics.
-func (e *Engine) plan(ctx context.Context, stmt ast.StmtNode) (st *sql.Statement, root exec.Node, err error) {
+// plan binds, optimizes and physically plans one statement with res,
+// stopping with ctx's error once ctx is done. A SET statement has no plan
+// (root is nil). Planning bugs surface as ErrInternal errors, never as
+// panics.
+func (e *Engine) plan(ctx context.Context, res resources, stmt ast.StmtNode, env sql.Env) (st *sql.Statement, root exec.Node, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%w: planner panic: %v\n%s", exec.ErrInternal, r, debug.Stack())
@@ -215,27 +239,40 @@ func (e *Engine) plan(ctx context.Context, stmt ast.StmtNode) (st *sql.Statement
 	}()
 	// One snapshot of the catalog per query: every table it names is
 	// listed and validated once, and all its tasks read those files.
-	snap, err := e.catalog.Snapshot()
+	snap, err := res.catalog.Snapshot()
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %v", exec.ErrPlan, err)
 	}
-	st, err = sql.NewBinder(snap).BindContext(ctx, stmt)
+	st, err = sql.NewBinder(snap).BindEnv(ctx, stmt, env)
 	if err != nil {
 		return nil, nil, err
+	}
+	if st.Plan == nil {
+		return st, nil, nil
 	}
 	lp, err := planner.Optimize(st.Plan, &planner.Context{Ctx: ctx})
 	if err != nil {
 		return nil, nil, err
 	}
 	root, err = planner.PhysicalContext(ctx, lp, planner.PhysicalConfig{
-		MaxParallelism:     e.cfg.KeyGroups(),
-		BroadcastThreshold: e.cfg.BroadcastThreshold,
-		DynamicFiltering:   e.cfg.DynamicFiltering,
+		MaxParallelism:     res.cfg.KeyGroups(),
+		BroadcastThreshold: res.cfg.BroadcastThreshold,
+		DynamicFiltering:   res.cfg.DynamicFiltering,
 	})
 	if err != nil {
 		return nil, nil, err
 	}
 	return st, root, nil
+}
+
+// emptyRows is the result of a statement that returns none (SET): no
+// columns, no batches.
+func (e *Engine) emptyRows(ctx context.Context) *Rows {
+	return &Rows{
+		schema: arrow.NewSchema(nil, nil),
+		ctx:    ctx,
+		next:   func(context.Context) (arrow.RecordBatch, error) { return nil, io.EOF },
+	}
 }
 
 // textRows returns text as a one-column result, one row per line.

@@ -22,6 +22,9 @@ type Engine struct {
 	// workers are the engine's in-process task managers; every query's
 	// scheduler places its attempts on their slots.
 	workers []runtime.Worker
+	// catalogs are the catalogs opened for sessions whose catalog
+	// settings (csv.*, parquet.*, path-tables.*) differ from the engine's.
+	catalogs *catalogSet
 }
 
 // Rows streams the result of one query as Arrow record batches.

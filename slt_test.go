@@ -62,12 +62,15 @@ func runSLTFile(t *testing.T, path string) {
 	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
 	defer mem.AssertSize(t, 0)
 	eng = eng.WithAllocator(mem)
+	// One session per file, as fsql -f runs a script: SET lasts until the
+	// end of the file.
+	sess := eng.Session()
 	results := map[*slt.Record]slt.Result{}
 	for _, r := range f.Records {
 		where := fmt.Sprintf("%s:%d", path, r.Line)
 		switch r.Kind {
 		case slt.KindQuery:
-			types, lines, err := query(eng, r.SQL)
+			types, lines, err := query(sess, r.SQL)
 			if err != nil {
 				t.Errorf("%s: %v\n%s", where, err, r.SQL)
 				continue
@@ -86,11 +89,11 @@ func runSLTFile(t *testing.T, path string) {
 				t.Errorf("%s: wrong result\n%s\n---- got\n%s\n---- want\n%s", where, r.SQL, strings.Join(lines, "\n"), strings.Join(r.Expect, "\n"))
 			}
 		case slt.KindStatementOK:
-			if _, _, err := query(eng, r.SQL); err != nil {
+			if _, _, err := query(sess, r.SQL); err != nil {
 				t.Errorf("%s: %v\n%s", where, err, r.SQL)
 			}
 		case slt.KindStatementError:
-			_, _, err := query(eng, r.SQL)
+			_, _, err := query(sess, r.SQL)
 			switch {
 			case err == nil:
 				t.Errorf("%s: statement succeeded, want an error containing %q\n%s", where, r.Error, r.SQL)
@@ -109,10 +112,10 @@ func runSLTFile(t *testing.T, path string) {
 // query runs one statement and renders its result as the table format
 // would: one line per row, values separated by tabs, the empty string as
 // (empty). It also returns one type letter per column.
-func query(eng *fsql.Engine, sql string) (string, []string, error) {
+func query(db querier, sql string) (string, []string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	rows, err := eng.Query(ctx, sql)
+	rows, err := db.Query(ctx, sql)
 	if err != nil {
 		return "", nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/pingcap/tidb/pkg/parser/ast"
+	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
 
 	"github.com/fsql-dev/fsql/connectors/hive"
 	"github.com/fsql-dev/fsql/exec"
@@ -30,6 +31,29 @@ type Binder struct {
 	relations int
 	// now is the statement's time (NOW(), CURDATE()), fixed at first use.
 	now time.Time
+	// env is what the statement reads besides the catalog.
+	env Env
+	// params are the statement's parameter values, typed (env.Params
+	// converted), in text order; markerIndex numbers the markers.
+	params      []expr.Expr
+	markerIndex map[*driver.ParamMarkerExpr]int
+}
+
+// Env is what a statement reads besides the catalog.
+type Env struct {
+	// Source is the text the statement was parsed from; errors give the
+	// line and column of a name in it. Empty: no positions.
+	Source string
+	// Params are the values of the statement's ? markers, in order (see
+	// ParamValue for the Go types accepted).
+	Params []any
+	// Variables are the session's settings, for SHOW VARIABLES.
+	Variables []Variable
+}
+
+// Variable is one setting: its key and its value as text.
+type Variable struct {
+	Name, Value string
 }
 
 // NewBinder returns a binder over catalog.
@@ -38,12 +62,14 @@ func NewBinder(catalog *hive.Catalog) *Binder {
 }
 
 // Statement is a bound statement: the query plan, its output names, and
-// whether it is wrapped in EXPLAIN [ANALYZE].
+// whether it is wrapped in EXPLAIN [ANALYZE]; or, for SET, the settings to
+// change (Plan is then nil), which only the caller's session can apply.
 type Statement struct {
 	Plan    planner.Plan
 	Names   []string
 	Explain bool
 	Analyze bool
+	Set     []Assignment
 }
 
 // Bind binds one parsed statement.
@@ -54,27 +80,40 @@ func (b *Binder) Bind(stmt ast.StmtNode) (*Statement, error) {
 // BindContext binds one parsed statement; it stops with ctx's error when
 // ctx is done.
 func (b *Binder) BindContext(ctx context.Context, stmt ast.StmtNode) (*Statement, error) {
-	b.ctx, b.relations = ctx, 0
-	defer func() { b.ctx = nil }()
-	if err := checkStatement(stmt); err != nil {
+	return b.BindEnv(ctx, stmt, Env{})
+}
+
+// BindEnv binds one parsed statement with its parameters, source text and
+// session variables; it stops with ctx's error when ctx is done.
+func (b *Binder) BindEnv(ctx context.Context, stmt ast.StmtNode, env Env) (*Statement, error) {
+	b.ctx, b.relations, b.env = ctx, 0, env
+	defer func() { b.ctx, b.env, b.params, b.markerIndex = nil, Env{}, nil, nil }()
+	markers, err := checkStatement(stmt)
+	if err != nil {
 		return nil, err
+	}
+	if b.params, err = b.bindParams(markers); err != nil {
+		return nil, err
+	}
+	// The statements that are not queries: one case each.
+	switch x := stmt.(type) {
+	case *ast.ShowStmt:
+		return b.bindShow(x)
+	case *ast.SetStmt:
+		return b.bindSet(x)
+	case *ast.ExplainStmt:
+		if sh, ok := x.Stmt.(*ast.ShowStmt); ok {
+			return b.bindShow(sh) // DESCRIBE t is parsed as EXPLAIN of SHOW COLUMNS
+		}
 	}
 	st := &Statement{}
 	if ex, ok := stmt.(*ast.ExplainStmt); ok {
 		st.Explain, st.Analyze = true, ex.Analyze
 		stmt = ex.Stmt
 	}
-	if sh, ok := stmt.(*ast.ShowStmt); ok {
-		show, err := b.bindShow(sh)
-		if err != nil {
-			return nil, err
-		}
-		show.Explain, show.Analyze = st.Explain, st.Analyze
-		return show, nil
-	}
 	rs, ok := stmt.(ast.ResultSetNode)
 	if !ok {
-		return nil, fmt.Errorf("%w: only SELECT queries (optionally under EXPLAIN [ANALYZE]) are supported, not %T", exec.ErrNotImplemented, stmt)
+		return nil, fmt.Errorf("%w: %s (fsql runs SELECT, WITH, EXPLAIN [ANALYZE], SHOW TABLES, SHOW COLUMNS, DESCRIBE, SHOW CREATE TABLE, SHOW VARIABLES, SHOW BUILTINS and SET)", exec.ErrNotImplemented, statementKind(stmt))
 	}
 	q, err := b.bindQuery(rs, nil)
 	if err != nil {
@@ -322,13 +361,13 @@ func (b *Binder) orderLimitOnOutput(q *bound, ob *ast.OrderByClause, lim *ast.Li
 }
 
 func (b *Binder) limit(p planner.Plan, lim *ast.Limit) (planner.Plan, error) {
-	n, err := constInt(lim.Count, "LIMIT")
+	n, err := b.constInt(lim.Count, "LIMIT")
 	if err != nil {
 		return nil, err
 	}
 	var off int64
 	if lim.Offset != nil {
-		if off, err = constInt(lim.Offset, "OFFSET"); err != nil {
+		if off, err = b.constInt(lim.Offset, "OFFSET"); err != nil {
 			return nil, err
 		}
 	}
@@ -399,4 +438,20 @@ func zeroOf(t arrow.DataType) (expr.Expr, error) {
 		return expr.NewLiteral(int64(0), arrow.PrimitiveTypes.Int64), nil
 	}
 	return nil, fmt.Errorf("%w: INTERSECT/EXCEPT over a %s column", exec.ErrNotImplemented, t)
+}
+
+// statementKind names a statement the binder does not run, for its
+// error: "*ast.CreateTableStmt" is "CREATE TABLE".
+func statementKind(stmt ast.StmtNode) string {
+	name := strings.TrimSuffix(strings.TrimPrefix(fmt.Sprintf("%T", stmt), "*ast."), "Stmt")
+	var words []string
+	start := 0
+	for i := 1; i < len(name); i++ {
+		if name[i] >= 'A' && name[i] <= 'Z' && name[i-1] >= 'a' && name[i-1] <= 'z' {
+			words = append(words, name[start:i])
+			start = i
+		}
+	}
+	words = append(words, name[start:])
+	return strings.ToUpper(strings.Join(words, " ")) + " statements"
 }

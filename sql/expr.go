@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"errors"
 	"fmt"
 	"math/big"
 	"strings"
@@ -88,6 +89,12 @@ func (b *Binder) bindExpr(n ast.ExprNode, c *exprCtx) (expr.Expr, error) {
 				if a := c.aliases[strings.ToLower(cn.Name.Name.O)]; a != nil && cn.Name.Table.O == "" {
 					return a, nil
 				}
+				var unknown unknownColumnError
+				if errors.As(err, &unknown) && len(c.aliases) > 0 {
+					// Suggest the select aliases too, which the
+					// FROM scope did not know.
+					return nil, b.unknownColumn(cn.Name, &exprCtx{sc: c.agg.pre.sc, aliases: c.aliases}, cn.OriginTextPosition())
+				}
 				return nil, err
 			}
 			return nil, fmt.Errorf("%w: column '%s' is neither grouped nor aggregated; add it to GROUP BY or wrap it in an aggregate", exec.ErrPlan, columnText(cn.Name))
@@ -99,7 +106,9 @@ func (b *Binder) bindExpr(n ast.ExprNode, c *exprCtx) (expr.Expr, error) {
 	case *ast.PositionExpr:
 		return nil, fmt.Errorf("%w: position %d is only allowed directly in ORDER BY or GROUP BY", exec.ErrPlan, x.N)
 	case *ast.ColumnNameExpr:
-		return b.bindColumn(x.Name, c)
+		return b.bindColumn(x.Name, c, x.OriginTextPosition())
+	case *driver.ParamMarkerExpr:
+		return b.param(x)
 	case *driver.ValueExpr:
 		return literal(x)
 	case *ast.AggregateFuncExpr:
@@ -344,10 +353,15 @@ func (b *Binder) bindCase(x *ast.CaseExpr, c *exprCtx) (expr.Expr, error) {
 	return b.call("case", args...)
 }
 
-func (b *Binder) bindColumn(n *ast.ColumnName, c *exprCtx) (expr.Expr, error) {
+// bindColumn resolves a column reference written at offset of the
+// statement's source.
+func (b *Binder) bindColumn(n *ast.ColumnName, c *exprCtx, offset int) (expr.Expr, error) {
 	for s, depth := c.sc, 0; s != nil; s, depth = s.outer, depth+1 {
 		idx, err := s.resolve(n.Table.O, n.Name.O)
 		if err != nil {
+			if at := b.at(offset); at != "" {
+				return nil, fmt.Errorf("%w (%s)", err, at)
+			}
 			return nil, err
 		}
 		if idx < 0 {
@@ -363,7 +377,7 @@ func (b *Binder) bindColumn(n *ast.ColumnName, c *exprCtx) (expr.Expr, error) {
 			return e, nil
 		}
 	}
-	return nil, fmt.Errorf("%w: unknown column '%s'", exec.ErrPlan, columnText(n))
+	return nil, b.unknownColumn(n, c, offset)
 }
 
 func columnText(n *ast.ColumnName) string { return qualified(n.Table.O, n.Name.O) }
@@ -495,7 +509,19 @@ func isNonNullConst(n ast.ExprNode) bool {
 	return ok && v.GetValue() != nil
 }
 
-func constInt(n ast.ExprNode, what string) (int64, error) {
+func (b *Binder) constInt(n ast.ExprNode, what string) (int64, error) {
+	if m, ok := n.(*driver.ParamMarkerExpr); ok {
+		p, err := b.param(m)
+		if err != nil {
+			return 0, err
+		}
+		if l, ok := p.(*expr.Literal); ok {
+			if v, ok := l.Value.(int64); ok && l.Type.ID() == arrow.INT64 && v >= 0 {
+				return v, nil
+			}
+		}
+		return 0, fmt.Errorf("%w: %s must be a non-negative integer, got the argument %s", exec.ErrPlan, what, p)
+	}
 	if v, ok := n.(*driver.ValueExpr); ok {
 		switch x := v.GetValue().(type) {
 		case int64:

@@ -7,7 +7,6 @@ import (
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
-	"github.com/fsql-dev/fsql/connectors/hive"
 	"github.com/fsql-dev/fsql/exec"
 	"github.com/fsql-dev/fsql/exec/expr"
 	"github.com/fsql-dev/fsql/planner"
@@ -221,18 +220,9 @@ func (b *Binder) bindTableSource(ts *ast.TableSource, outer *scope) (planner.Pla
 				return b.bindCTE(cte, depth, alias)
 			}
 		}
-		if b.catalog == nil {
-			return nil, fmt.Errorf("%w: table '%s' not found: no data directory is open", exec.ErrPlan, name)
-		}
-		// A backquoted name that looks like a path (a '/', a .parquet or
-		// .csv ending, a glob character) names files, not a table.
-		lookup := b.catalog.Table
-		if hive.IsPathName(name) {
-			lookup = b.catalog.PathTable
-		}
-		t, err := lookup(name)
+		t, err := b.table(name)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", exec.ErrPlan, err)
+			return nil, err
 		}
 		cols := make([]int, t.Schema.NumFields())
 		for i := range cols {

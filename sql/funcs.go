@@ -12,6 +12,7 @@ import (
 
 	"github.com/fsql-dev/fsql/exec"
 	"github.com/fsql-dev/fsql/exec/expr"
+	"github.com/fsql-dev/fsql/internal/suggest"
 	"github.com/fsql-dev/fsql/planner"
 )
 
@@ -165,73 +166,23 @@ func Builtins() [][2]string {
 // with the closest names it does have.
 func unknownFunction(name, where string) error {
 	msg := fmt.Sprintf("unknown function %s in %s", name, where)
-	if s := suggest(name); len(s) > 0 {
+	if s := suggestFunctions(name); len(s) > 0 {
 		msg += "; did you mean " + strings.Join(s, " or ") + "?"
 	}
 	return fmt.Errorf("%w: %s (SHOW BUILTINS lists the functions fsql has)", exec.ErrPlan, msg)
 }
 
-// suggest returns the visible names nearest to name by edit distance
-// (adjacent transpositions count once), at most three, when they are
-// near enough to be a likely typo.
-func suggest(name string) []string {
-	name = strings.ToLower(name)
-	limit := 1
-	if len(name) >= 4 {
-		limit = 2
-	}
-	if len(name) >= 9 {
-		limit = 3
-	}
-	best := limit + 1
-	var out []string
+// suggestFunctions returns the visible function names nearest to name
+// (internal/suggest: at most three, only when near enough to be a
+// likely typo).
+func suggestFunctions(name string) []string {
+	var names []string
 	for n, f := range builtins {
-		if f.hidden {
-			continue
-		}
-		d := editDistance(name, n)
-		switch {
-		case d < best:
-			best, out = d, []string{n}
-		case d == best:
-			out = append(out, n)
+		if !f.hidden {
+			names = append(names, n)
 		}
 	}
-	if best > limit {
-		return nil
-	}
-	sort.Strings(out)
-	if len(out) > 3 {
-		out = out[:3]
-	}
-	return out
-}
-
-// editDistance is the optimal-string-alignment distance: insertions,
-// deletions, substitutions and swaps of adjacent characters cost 1.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev2 := make([]int, len(rb)+1)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(rb)]
+	return suggest.Closest(strings.ToLower(name), names)
 }
 
 // bindFunc binds a function call through the registry.
@@ -468,7 +419,7 @@ func (b *Binder) bindNow(name string, x *ast.FuncCallExpr, c *exprCtx) (expr.Exp
 		return nil, fmt.Errorf("%w: %s takes at most one argument", exec.ErrPlan, x.FnName.O)
 	}
 	if len(x.Args) == 1 {
-		n, err := constInt(x.Args[0], x.FnName.O+"'s precision")
+		n, err := b.constInt(x.Args[0], x.FnName.O+"'s precision")
 		if err != nil {
 			return nil, err
 		}
@@ -579,7 +530,7 @@ func (b *Binder) bindAggCall(n *ast.AggregateFuncExpr, from *exprCtx) (planner.A
 // parser knows JSON_ARRAYAGG and others).
 func unknownAggregate(name, where string) error {
 	msg := fmt.Sprintf("aggregate function %s in %s is not supported", name, where)
-	if s := suggest(name); len(s) > 0 {
+	if s := suggestFunctions(name); len(s) > 0 {
 		msg += "; did you mean " + strings.Join(s, " or ") + "?"
 	}
 	return fmt.Errorf("%w: %s (SHOW BUILTINS lists the functions fsql has)", exec.ErrNotImplemented, msg)

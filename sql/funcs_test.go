@@ -7,6 +7,7 @@ import (
 
 	"github.com/fsql-dev/fsql/exec"
 	"github.com/fsql-dev/fsql/exec/expr"
+	"github.com/fsql-dev/fsql/internal/suggest"
 )
 
 // TestRegistryBinds checks that every name SHOW BUILTINS lists binds: a
@@ -66,17 +67,17 @@ func TestSuggestions(t *testing.T) {
 		{"foobarbaz", nil},
 		{"x", nil},
 	} {
-		got := suggest(c.name)
+		got := suggestFunctions(c.name)
 		if strings.Join(got, ",") != strings.Join(c.want, ",") {
-			t.Errorf("suggest(%q) = %v, want %v", c.name, got, c.want)
+			t.Errorf("suggestFunctions(%q) = %v, want %v", c.name, got, c.want)
 		}
 	}
 	for _, c := range []struct {
 		a, b string
 		d    int
 	}{{"sqtr", "sqrt", 1}, {"abc", "abc", 0}, {"", "ab", 2}, {"kitten", "sitting", 3}, {"ab", "ba", 1}} {
-		if d := editDistance(c.a, c.b); d != c.d {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", c.a, c.b, d, c.d)
+		if d := suggest.Distance(c.a, c.b); d != c.d {
+			t.Errorf("Distance(%q, %q) = %d, want %d", c.a, c.b, d, c.d)
 		}
 	}
 	err := unknownFunction("sqtr", "sqtr(a)")

@@ -26,6 +26,9 @@ func Parse(text string) ([]ast.StmtNode, error) {
 				"SELECT ... FROM a LEFT JOIN b ON a.k = b.k UNION ALL SELECT ... FROM b WHERE NOT EXISTS (SELECT 1 FROM a WHERE a.k = b.k) "+
 				"(or, when rows are distinct, ... LEFT JOIN ... UNION ... RIGHT JOIN ...)", exec.ErrNotImplemented, at)
 		}
+		if key := dashedSetKey(text); key != "" {
+			msg += fmt.Sprintf("; a key with '-' is written in backquotes: SET `%s` = ...", key)
+		}
 		return nil, fmt.Errorf("%w: syntax error: %s", exec.ErrPlan, msg)
 	}
 	if len(stmts) == 0 {
@@ -46,6 +49,19 @@ func fullOuterJoinAt(msg string) (string, bool) {
 		return "", false
 	}
 	return m[1], true
+}
+
+// setDashed finds SET key = ... with an unquoted '-' in the key, which
+// MySQL's grammar reads as a minus: SET execution.memory.query-budget.
+var setDashed = regexp.MustCompile(`(?is)(?:^|;)\s*set\s+(?:session\s+|local\s+|@@(?:session\.|local\.)?)?([a-z_][\w.]*-[\w.-]*)\s*(?::=|=)`)
+
+// dashedSetKey returns the first such key in a script that failed to
+// parse, or "".
+func dashedSetKey(text string) string {
+	if m := setDashed.FindStringSubmatch(text); m != nil {
+		return m[1]
+	}
+	return ""
 }
 
 // Split splits a script into the text of its statements.

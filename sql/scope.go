@@ -1,11 +1,18 @@
 package sql
 
 import (
+	"errors"
 	"fmt"
+	"sort"
 	"strings"
+	"unicode/utf8"
 
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"github.com/fsql-dev/fsql/connectors/hive"
 	"github.com/fsql-dev/fsql/exec"
 	"github.com/fsql-dev/fsql/exec/expr"
+	"github.com/fsql-dev/fsql/internal/suggest"
 	"github.com/fsql-dev/fsql/planner"
 )
 
@@ -59,4 +66,128 @@ func qualified(table, name string) string {
 func (s *scope) column(i int) *expr.Column {
 	c := s.cols[i]
 	return expr.NewColumn(i, c.Type, qualified(c.Table, c.Name))
+}
+
+// at is "at line L column C" for a byte offset into the statement's
+// source (lines and columns count from 1, columns in characters), or ""
+// when the binder has no source.
+func (b *Binder) at(offset int) string {
+	src := b.env.Source
+	if src == "" || offset < 0 || offset > len(src) {
+		return ""
+	}
+	line := 1 + strings.Count(src[:offset], "\n")
+	start := strings.LastIndexByte(src[:offset], '\n') + 1
+	col := 1 + utf8.RuneCountInString(src[start:offset])
+	return fmt.Sprintf("at line %d column %d", line, col)
+}
+
+// unknownColumn is the error for a column name no scope has: where it
+// is, and the names in scope it may have meant. A qualifier that names no
+// table in scope is reported as an unknown table instead.
+func (b *Binder) unknownColumn(n *ast.ColumnName, c *exprCtx, offset int) error {
+	where := b.at(offset)
+	if where != "" {
+		where = " " + where
+	}
+	table := n.Table.O
+	var names, tables []string
+	hasTable := false
+	for s := c.sc; s != nil; s = s.outer {
+		for _, col := range s.cols {
+			if strings.HasPrefix(col.Name, "__") { // the binder's own columns
+				continue
+			}
+			if col.Table != "" {
+				tables = append(tables, col.Table)
+			}
+			switch {
+			case table == "":
+				names = append(names, col.Name)
+			case strings.EqualFold(col.Table, table):
+				hasTable = true
+				names = append(names, col.Name)
+			}
+		}
+	}
+	if table != "" && !hasTable {
+		return fmt.Errorf("%w: unknown table '%s' in '%s'%s%s%s", exec.ErrPlan, table, columnText(n), where,
+			suggest.Phrase(suggest.Closest(table, tables), quoted), inScope("tables", tables))
+	}
+	if table == "" {
+		var aliases []string
+		for a, e := range c.aliases {
+			if e != nil {
+				aliases = append(aliases, a)
+			}
+		}
+		sort.Strings(aliases) // map order would make the message vary
+		names = append(names, aliases...)
+	}
+	hint := suggest.Closest(n.Name.O, names)
+	for i, h := range hint {
+		hint[i] = qualified(table, h)
+	}
+	msg := suggest.Phrase(hint, quoted)
+	if msg == "" {
+		msg = inScope("columns", names)
+	}
+	return unknownColumnError{fmt.Errorf("%w: unknown column '%s'%s%s", exec.ErrPlan, columnText(n), where, msg)}
+}
+
+// unknownColumnError marks an unknown column, so a caller that tried one
+// scope can report the name against a wider one.
+type unknownColumnError struct{ error }
+
+func (e unknownColumnError) Unwrap() error { return e.error }
+
+// inScope lists a few names when nothing is close: " (columns here: a,
+// b)", or "" when there are none or too many to help.
+func inScope(what string, names []string) string {
+	var uniq []string
+	seen := map[string]bool{}
+	for _, n := range names {
+		if k := strings.ToLower(n); !seen[k] {
+			seen[k] = true
+			uniq = append(uniq, n)
+		}
+	}
+	if len(uniq) == 0 || len(uniq) > 12 {
+		return ""
+	}
+	return fmt.Sprintf(" (%s here: %s)", what, strings.Join(uniq, ", "))
+}
+
+func quoted(s string) string { return "'" + s + "'" }
+
+// table looks a table up in the catalog, or makes a path table of a name
+// that looks like a path; an unknown table fails with the closest table
+// and CTE names.
+func (b *Binder) table(name string) (*hive.Table, error) {
+	if b.catalog == nil {
+		return nil, fmt.Errorf("%w: table '%s' not found: no data directory is open", exec.ErrPlan, name)
+	}
+	// A backquoted name that looks like a path (a '/', a .parquet or
+	// .csv ending, a glob character) names files, not a table.
+	if hive.IsPathName(name) {
+		t, err := b.catalog.PathTable(name)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", exec.ErrPlan, err)
+		}
+		return t, nil
+	}
+	t, err := b.catalog.Table(name)
+	if err == nil {
+		return t, nil
+	}
+	if !errors.Is(err, hive.ErrNoTable) {
+		return nil, fmt.Errorf("%w: %v", exec.ErrPlan, err)
+	}
+	known := b.catalog.TableNames()
+	for _, m := range b.ctes {
+		for _, c := range m {
+			known = append(known, c.Name.O)
+		}
+	}
+	return nil, fmt.Errorf("%w: %v%s", exec.ErrPlan, err, suggest.Phrase(suggest.Closest(name, known), quoted))
 }

@@ -266,29 +266,35 @@ var astFields = map[reflect.Type]map[string]fieldRule{
 		"FnName": bind(),
 		"Args":   bind(),
 	},
-	typeOf[ast.SetCollationExpr]():  {"Expr": bind(), "Collate": bind()},
-	typeOf[ast.TimeUnitExpr]():      {"Unit": bind()},
-	typeOf[ast.TrimDirectionExpr](): {"Direction": bind()}, // TRIM(LEADING ...) fails in bindFunc
+	typeOf[ast.SetCollationExpr](): {"Expr": bind(), "Collate": bind()},
+	typeOf[driver.ParamMarkerExpr](): {
+		"ValueExpr": internal(), // a prepared statement's value slot; fsql binds Env.Params by Order
+		"Offset":    bind(),     // where the ? is, for messages
+		"Order":     internal(), // set by PREPARE only; bindParams numbers markers by Offset
+		"InExecute": internal(),
+	},
+	// SHOW TABLES / COLUMNS / CREATE TABLE / VARIABLES and DESCRIBE
+	// (show.go); bindShow fails naming every other SHOW.
 	typeOf[ast.ShowStmt](): {
-		"Tp":                    check(showType),
-		"Flag":                  internal(), // which keywords spelled the statement (FULL is in Full)
-		"DBName":                reject("SHOW ... FROM a database"),
-		"Table":                 reject("SHOW ... of a table"),
-		"Procedure":             reject("SHOW ... of a procedure"),
-		"Partition":             reject("SHOW ... of a partition"),
-		"Column":                reject("SHOW ... of a column"),
-		"IndexName":             reject("SHOW ... of an index"),
-		"ResourceGroupName":     reject("SHOW ... of a resource group"),
-		"Full":                  reject("SHOW FULL"),
-		"User":                  reject("SHOW ... of a user"),
-		"Roles":                 reject("SHOW ... USING roles"),
-		"IfNotExists":           reject("SHOW ... IF NOT EXISTS"),
-		"Extended":              reject("SHOW EXTENDED"),
-		"Limit":                 reject("SHOW ... LIMIT"),
+		"Tp":                    bind(),
+		"DBName":                check(showDatabase),
+		"Table":                 bind(),
+		"Procedure":             reject("a procedure name"),
+		"Partition":             reject("a partition name"),
+		"Column":                bind(), // DESCRIBE t column
+		"IndexName":             reject("an index name"),
+		"ResourceGroupName":     reject("a resource group"),
+		"Flag":                  reject("a SHOW option"),
+		"Full":                  bind(),
+		"User":                  reject("a user"),
+		"Roles":                 reject("roles"),
+		"IfNotExists":           reject("IF NOT EXISTS"),
+		"Extended":              bind(), // SHOW EXTENDED COLUMNS adds hidden columns: fsql's tables have none
+		"Limit":                 reject("LIMIT on SHOW"),
 		"CountWarningsOrErrors": reject("SHOW COUNT(*) WARNINGS/ERRORS"),
-		"GlobalScope":           reject("SHOW GLOBAL"),
-		"Pattern":               reject("SHOW ... LIKE"),
-		"Where":                 reject("SHOW ... WHERE"),
+		"GlobalScope":           reject("SHOW GLOBAL VARIABLES (fsql's settings belong to a session; SHOW VARIABLES lists them)"),
+		"Pattern":               bind(),
+		"Where":                 bind(),
 		"ShowProfileTypes":      reject("SHOW PROFILE"),
 		"ShowProfileArgs":       reject("SHOW PROFILE"),
 		"ShowProfileLimit":      reject("SHOW PROFILE"),
@@ -297,14 +303,21 @@ var astFields = map[reflect.Type]map[string]fieldRule{
 		"ImportJobRaw":          reject("SHOW RAW IMPORT JOB"),
 		"DistributionJobID":     reject("SHOW DISTRIBUTION JOB"),
 	},
-}
-
-// showType accepts the SHOW statements bindShow binds.
-func showType(v reflect.Value) error {
-	if t, _ := v.Interface().(ast.ShowStmtType); t == ast.ShowBuiltins {
-		return nil
-	}
-	return fmt.Errorf("%w: this SHOW statement (fsql has SHOW BUILTINS)", exec.ErrNotImplemented)
+	// SET key = value (set.go).
+	typeOf[ast.SetStmt](): {"Variables": bind()},
+	typeOf[ast.VariableAssignment](): {
+		"Name":        bind(),
+		"Value":       bind(),
+		"IsInstance":  reject("SET INSTANCE"),
+		"IsGlobal":    reject("SET GLOBAL (fsql's settings belong to a session; every session starts from the engine's, fsql --set or the Config given to Open): write SET key = value"),
+		"IsSystem":    bind(), // false: a user variable @x, which bindSet rejects
+		"ExtendValue": bind(), // only SET NAMES / CHARACTER SET fill it, which bindSet rejects
+	},
+	// DEFAULT as a SET value; DEFAULT(column) fails in bindSet and
+	// everywhere else.
+	typeOf[ast.DefaultExpr]():       {"Name": bind()},
+	typeOf[ast.TimeUnitExpr]():      {"Unit": bind()},
+	typeOf[ast.TrimDirectionExpr](): {"Direction": bind()}, // TRIM(LEADING ...) fails in bindFunc
 }
 
 // Limits, as SQLite's: they bound the binder's and planner's work and
@@ -325,17 +338,19 @@ const (
 )
 
 // checkStatement enforces astFields and the limits on a whole statement
-// before it is bound.
-func checkStatement(stmt ast.Node) error {
+// before it is bound. It returns the statement's parameter markers in
+// the order they appear.
+func checkStatement(stmt ast.Node) ([]*driver.ParamMarkerExpr, error) {
 	c := &checker{}
 	stmt.Accept(c)
-	return c.err
+	return c.markers, c.err
 }
 
 type checker struct {
-	nodes  []ast.Node
-	levels []int
-	err    error
+	nodes   []ast.Node
+	levels  []int
+	markers []*driver.ParamMarkerExpr
+	err     error
 }
 
 func (c *checker) Enter(n ast.Node) (ast.Node, bool) {
@@ -353,6 +368,9 @@ func (c *checker) Enter(n ast.Node) (ast.Node, bool) {
 	if level > MaxExprDepth {
 		c.err = fmt.Errorf("%w: the query nests expressions and subqueries more than %d levels deep (fsql's limit, as SQLite's), at %s; simplify it", exec.ErrResourcesExhausted, MaxExprDepth, snippet(n))
 		return n, true
+	}
+	if m, ok := n.(*driver.ParamMarkerExpr); ok {
+		c.markers = append(c.markers, m)
 	}
 	c.err = checkNode(n)
 	return n, c.err != nil
@@ -407,8 +425,6 @@ func checkNode(n ast.Node) error {
 				return fmt.Errorf("%w: ASC/DESC after a GROUP BY item, in %s: MySQL 8.0 removed the sorted GROUP BY; sort with ORDER BY", exec.ErrNotImplemented, snippet(it))
 			}
 		}
-	case *driver.ParamMarkerExpr:
-		return fmt.Errorf("%w: a parameter marker (?): fsql runs statements as text, without prepared-statement parameters", exec.ErrNotImplemented)
 	case *ast.SetOprStmt:
 		if k := countSelects(x.SelectList); k > MaxCompoundSelect {
 			return fmt.Errorf("%w: a compound SELECT of %d SELECTs; fsql's limit is %d (as SQLite's): split the query", exec.ErrResourcesExhausted, k, MaxCompoundSelect)
@@ -571,6 +587,15 @@ func schemaName(v reflect.Value) error {
 		return nil
 	}
 	return fmt.Errorf("%w: database qualifier '%s.': fsql has one unnamed database (the data folder); drop the qualifier", exec.ErrPlan, s.O)
+}
+
+// showDatabase rejects SHOW ... FROM db / IN db, as schemaName rejects
+// qualifiers.
+func showDatabase(v reflect.Value) error {
+	if v.String() == "" {
+		return nil
+	}
+	return fmt.Errorf("%w: database '%s': fsql has one unnamed database (the data folder); drop FROM/IN %s", exec.ErrPlan, v.String(), v.String())
 }
 
 // checkTableSource: column names after an alias rename a derived table's

@@ -361,7 +361,7 @@ func (b *Binder) frameBound(fb *ast.FrameBound, unit exec.FrameUnit, order []pla
 		if isInterval {
 			return out, fmt.Errorf("%w: a ROWS frame counts rows, not an INTERVAL, in %s", exec.ErrPlan, where)
 		}
-		n, err := constInt(fb.Expr, "a ROWS frame offset")
+		n, err := b.constInt(fb.Expr, "a ROWS frame offset")
 		if err != nil || n < 0 {
 			return out, fmt.Errorf("%w: a ROWS frame offset must be a non-negative integer constant, got %s in %s", exec.ErrPlan, restore(fb.Expr), where)
 		}

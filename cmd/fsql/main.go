@@ -90,7 +90,7 @@ flags:
   --data DIR            data folder, one sub-folder per table
                         (default: a scale-0.01 TPC-DS set in the user cache
                         folder, generated on first use)
-  --set KEY=VALUE       engine setting, repeatable
+  --set KEY=VALUE       engine setting, repeatable (keys below)
   --format FORMAT       table (default), csv or json (JSON Lines)
   --max-rows N          table output of a longer result shows its first and
                         last N/2 rows and the count; 0 shows every row
@@ -98,12 +98,17 @@ flags:
   --crlf                end CSV lines with \r\n instead of \n
   --version             print the version and exit
 
-EXPLAIN [ANALYZE] SELECT ... prints the plan as text.
+EXPLAIN [ANALYZE] SELECT ... prints the plan as text. SHOW TABLES,
+DESCRIBE t, SHOW CREATE TABLE t and SHOW VARIABLES describe the data and
+the settings.
 
-settings (--set):
+settings: --set KEY=VALUE for the whole run, or in a statement
+SET KEY = VALUE (until the end of the prompt or script; write a key with
+'-' in backquotes: SET `+"`execution.memory.query-budget`"+` = '1gb'), and
+SET KEY = DEFAULT. Each key with its default on this machine:
 `)
-	for _, k := range fsql.ConfigKeys() {
-		fmt.Fprintf(w, "  %s\n", k)
+	for _, st := range fsql.DefaultConfig().Settings() {
+		fmt.Fprintf(w, "  %s = %s\n      %s\n", st.Key, st.Value, st.Doc)
 	}
 }
 
@@ -218,7 +223,7 @@ func runQuery(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	p := &printer{eng: eng, out: stdout, stderr: stderr, show: defaultShow(outFormat, *maxRows, *crlf, stdout, stderr)}
+	p := &printer{eng: eng, sess: eng.Session(), out: stdout, stderr: stderr, show: defaultShow(outFormat, *maxRows, *crlf, stdout, stderr)}
 	if !given["e"] && !given["f"] {
 		return runPrompt(ctx, stop, p, stdin, stdout, stderr)
 	}

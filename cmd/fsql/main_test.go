@@ -31,6 +31,30 @@ func TestHelp(t *testing.T) {
 			t.Errorf("%v: code %d, output %q", args, code, out)
 		}
 	}
+	// Every key with its default and its meaning.
+	_, out, _ := runArgs(t, "help")
+	for _, st := range fsql.DefaultConfig().Settings() {
+		if !strings.Contains(out, "  "+st.Key+" = "+st.Value+"\n      "+st.Doc+"\n") {
+			t.Errorf("fsql help does not list %s = %s (%s)", st.Key, st.Value, st.Doc)
+		}
+	}
+}
+
+// TestSetInScript: SET lasts for the rest of an -e script (one session),
+// and prints nothing.
+func TestSetInScript(t *testing.T) {
+	dir := t.TempDir()
+	code, out, stderr := runArgs(t, "--data", dir, "--format", "csv", "-e",
+		"set `execution.memory.query-budget` = '3mb'; show variables like '%query-budget'; set `execution.memory.query-budget` = default; show variables like '%query-budget'")
+	want := "Variable_name,Value\nexecution.memory.query-budget,3mb\nVariable_name,Value\nexecution.memory.query-budget,8gb\n"
+	if code != 0 || out != want {
+		t.Errorf("code %d, stderr %q, output %q, want %q", code, stderr, out, want)
+	}
+	// A mistyped --set key names the closest keys.
+	_, _, stderr = runArgs(t, "--data", dir, "--set", "paralelism.default=2", "-e", "select 1")
+	if !strings.Contains(stderr, "did you mean parallelism.default?") {
+		t.Errorf("stderr %q", stderr)
+	}
 }
 
 // TestErrorsAreOneLine checks that every command-line mistake exits 1 with
@@ -130,7 +154,7 @@ func TestPromptContinuesAfterErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &printer{eng: eng, out: &out, stderr: &errOut, show: show{format: format.Table}}
+	p := &printer{eng: eng, sess: eng.Session(), out: &out, stderr: &errOut, show: show{format: format.Table}}
 	s := &session{p: p, in: newScanReader(in, &out), interactive: true}
 	// The engine over an empty folder fails both statements (or, once
 	// it runs queries, fails on no table); the session must go on.

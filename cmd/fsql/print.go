@@ -14,9 +14,11 @@ import (
 	"github.com/fsql-dev/fsql/internal/format"
 )
 
-// printer runs statements and prints their results.
+// printer runs statements in one session (SET lasts until the prompt or
+// script ends) and prints their results; eng answers the meta-commands.
 type printer struct {
 	eng    *fsql.Engine
+	sess   *fsql.Session
 	out    io.Writer
 	stderr io.Writer
 	show
@@ -87,11 +89,16 @@ func (p *printer) statements(ctx context.Context, stmts []statement, source stri
 // statement runs one statement and prints its result.
 func (p *printer) statement(ctx context.Context, stmt string) error {
 	start := time.Now()
-	rows, err := p.eng.Query(ctx, stmt)
+	rows, err := p.sess.Query(ctx, stmt)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
+	if rows.Schema().NumFields() == 0 { // SET: nothing to print
+		for rows.Next() {
+		}
+		return rows.Err()
+	}
 	out := &firstWrite{w: p.out}
 	if p.n > 0 && p.format == format.Table {
 		out.prefix = "\n"

@@ -134,7 +134,7 @@ func testSession(t *testing.T, script string) (string, string, error) {
 		t.Fatal(err)
 	}
 	var out, errOut bytes.Buffer
-	p := &printer{eng: eng, out: &out, stderr: &errOut, show: show{format: format.Table}}
+	p := &printer{eng: eng, sess: eng.Session(), out: &out, stderr: &errOut, show: show{format: format.Table}}
 	s := &session{p: p, in: newScanReader(strings.NewReader(script), nil), ctx: context.Background()}
 	err = s.run()
 	return out.String(), errOut.String(), err
