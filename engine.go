@@ -35,13 +35,15 @@ func Open(dir string, cfg Config) (*Engine, error) {
 	return &Engine{dir: dir, cfg: cfg, catalog: cat, alloc: memory.DefaultAllocator, workers: workers, catalogs: &catalogSet{}}, nil
 }
 
-// Refresh drops the engine's cached footers and reads again those of
-// every table a query had read, so the next query starts warm. Queries do
-// not need it to see added, removed or rewritten files: each query lists
-// its tables' folders again and re-reads the footer of any file whose
-// size or modification time changed. Refresh is for a rewrite that kept
-// both (a copy that preserves times, or a rewrite within the file
-// system's timestamp resolution). Queries already running keep the files
+// Refresh drops the engine's cached footers and folder listings and reads
+// again the footers of every table a query had read, so the next query
+// starts warm. Queries do not need it to see added, removed or rewritten
+// files: each query checks its tables' folders again (reading a folder
+// whose modification time moved) and re-reads the footer of any file
+// whose size or modification time changed. Refresh is for a rewrite that
+// kept both (a copy that preserves times, or a rewrite within the file
+// system's timestamp resolution), or a folder whose time was set back
+// after an entry was added or removed. Queries already running keep the files
 // they planned with. Cancelling ctx stops the reload (the cache is
 // dropped anyway); an error names the first table that could not be read.
 func (e *Engine) Refresh(ctx context.Context) error {

@@ -357,10 +357,11 @@ func (t *Table) NumBytes() int64 {
 // loadTable lists the table in dir and reads the footers of its files,
 // reusing cached footers whose file stamps are unchanged.
 func (c *Catalog) loadTable(ctx context.Context, name, dir string) (*Table, error) {
-	raws, err := listTable(c.root, name, dir)
+	raws, keep, err := listTable(c.root, name, dir, c.footers.listings(dir))
 	if err != nil {
 		return nil, err
 	}
+	c.footers.storeListings(dir, keep)
 	if len(raws) == 0 {
 		return nil, fmt.Errorf("%w: table %s has no data files under %s", ErrCorrupt, name, dir)
 	}
@@ -369,8 +370,23 @@ func (c *Catalog) loadTable(ctx context.Context, name, dir string) (*Table, erro
 
 // buildTable makes a table of listed partitions: it types the partition
 // columns, reads (or reuses) every file's footer, and unites the files'
-// columns. key names the table's entries in the footer cache.
+// columns. key names the table's entries in the footer cache. When the
+// last table built under key came from the same files with the same
+// stamps it is returned instead: a Table never changes once built.
 func (c *Catalog) buildTable(ctx context.Context, name, dir, key string, raws []rawPartition) (*Table, error) {
+	if b := c.footers.lastBuilt(key); b != nil && b.serves(name, dir, c.opts, raws) {
+		return b.table, nil
+	}
+	t, err := c.assembleTable(ctx, name, dir, key, raws)
+	if err != nil {
+		return nil, err
+	}
+	c.footers.storeBuilt(key, &builtTable{raws: raws, table: t})
+	return t, nil
+}
+
+// assembleTable is buildTable without the reuse.
+func (c *Catalog) assembleTable(ctx context.Context, name, dir, key string, raws []rawPartition) (*Table, error) {
 	keys := raws[0].keys
 	for _, r := range raws[1:] {
 		if !equalFold(r.keys, keys) {

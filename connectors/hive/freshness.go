@@ -3,6 +3,7 @@ package hive
 import (
 	"fmt"
 	"os"
+	"slices"
 	"sync"
 )
 
@@ -13,9 +14,43 @@ import (
 // one seen when the footer was read; each load replaces the table's
 // entries with those of its listing, so files deleted from the table drop
 // out of the cache.
+//
+// Beside the footers it keeps, per table folder, the folder listings the
+// last load may reuse (folderListing: valid while a folder's modification
+// time is unchanged) and the table that load built, which the next load
+// returns as it is when it lists exactly the same files with the same
+// stamps: a query then pays one stat per folder and per file, not a
+// folder read per folder and the table's assembly (typing partitions,
+// uniting every file's columns).
 type footerCache struct {
-	mu     sync.Mutex
-	tables map[string]map[string]*footer // table folder -> file path -> footer
+	mu      sync.Mutex
+	tables  map[string]map[string]*footer        // table folder -> file path -> footer
+	folders map[string]map[string]*folderListing // table folder -> folder -> listing
+	built   map[string]*builtTable               // table folder (path tables: their key) -> last table
+}
+
+// builtTable is a table as one load built it, with the listing it was
+// built from.
+type builtTable struct {
+	raws  []rawPartition
+	table *Table
+}
+
+// serves reports whether b is the table a load of these partitions would
+// build: same name, folder and settings, the same partition folders with
+// the same values, and the same files with the same stamps.
+func (b *builtTable) serves(name, dir string, opts Options, raws []rawPartition) bool {
+	t := b.table
+	if t.Name != name || t.Dir != dir || t.opts != opts || len(b.raws) != len(raws) {
+		return false
+	}
+	for i := range raws {
+		x, y := &b.raws[i], &raws[i]
+		if x.dir != y.dir || !slices.Equal(x.keys, y.keys) || !slices.Equal(x.values, y.values) || !slices.Equal(x.files, y.files) {
+			return false
+		}
+	}
+	return true
 }
 
 // footer is one file's parsed footer (for a CSV file: its header and
@@ -35,7 +70,38 @@ func (f *footer) matches(format Format, opts *CSVOptions) bool {
 }
 
 func newFooterCache() *footerCache {
-	return &footerCache{tables: map[string]map[string]*footer{}}
+	return &footerCache{
+		tables:  map[string]map[string]*footer{},
+		folders: map[string]map[string]*folderListing{},
+		built:   map[string]*builtTable{},
+	}
+}
+
+// listings returns the folder listings the last load of the table in dir
+// kept. The map is never written after it is stored.
+func (c *footerCache) listings(dir string) map[string]*folderListing {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.folders[dir]
+}
+
+func (c *footerCache) storeListings(dir string, l map[string]*folderListing) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.folders[dir] = l
+}
+
+// lastBuilt returns the table the last load under key built, or nil.
+func (c *footerCache) lastBuilt(key string) *builtTable {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.built[key]
+}
+
+func (c *footerCache) storeBuilt(key string, b *builtTable) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.built[key] = b
 }
 
 // table returns the cached footers of the table in dir. The map is never
@@ -61,6 +127,8 @@ func (c *footerCache) clear() map[string]bool {
 		had[dir] = true
 	}
 	c.tables = map[string]map[string]*footer{}
+	c.folders = map[string]map[string]*folderListing{}
+	c.built = map[string]*builtTable{}
 	return had
 }
 

@@ -60,7 +60,33 @@ type rawPartition struct {
 type lister struct {
 	root  string // the data directory, every symlink resolved
 	table string
+	// prev holds the folders the table's last listing read and may keep
+	// (see folderListing); read-only, nil for path tables.
+	prev map[string]*folderListing
 }
+
+// folderListing is what one read of a folder found, kept so that the next
+// view need not read the folder again: it is valid while the folder's
+// modification time is the one it had before it was read. Adding,
+// removing or renaming an entry changes a folder's modification time; a
+// file rewritten in place does not, so the files of a reused listing are
+// still stat'ed, one call each instead of open, read and close of the
+// folder. Folders holding symlinks are never kept (a link's target can
+// change without its folder changing).
+type folderListing struct {
+	real  string
+	mtime int64    // nanoseconds since the Unix epoch
+	files []string // data file paths, sorted
+	subs  []string // sub-folder paths
+}
+
+// racyWindow is how long after its last change a folder is not kept: a
+// change within the file system's timestamp resolution (coarse kernel
+// clock ticks on Linux, whole seconds on some file systems) may leave
+// the modification time the listing saw, so only folders whose last
+// change is older than this are trusted by their time (what git calls
+// the racy case).
+const racyWindow = 2 * time.Second
 
 // folder is one folder to list: its path, its resolved path, the
 // partition keys and values of the folders above it, and the resolved
@@ -80,6 +106,7 @@ type chain struct {
 type listed struct {
 	files []listedFile
 	subs  []folder
+	keep  *folderListing // set when the next view may reuse this listing
 	err   error
 }
 
@@ -91,12 +118,16 @@ const listWorkers = 16
 // listTable finds the leaf partition folders of the table in dir, sorted
 // by folder. It lists one level of folders at a time, the folders of a
 // level in parallel: a table partitioned by date has thousands of them.
-func listTable(root, table, dir string) ([]rawPartition, error) {
-	l := &lister{root: root, table: table}
+// Folders unchanged since prev (the table's last listing, may be nil) are
+// not read again; the folder listings the next call may reuse are
+// returned.
+func listTable(root, table, dir string, prev map[string]*folderListing) ([]rawPartition, map[string]*folderListing, error) {
+	l := &lister{root: root, table: table, prev: prev}
 	real, err := l.resolve(dir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	keep := map[string]*folderListing{}
 	var out []rawPartition
 	level := []folder{{dir: dir, real: real}}
 	for len(level) > 0 {
@@ -120,7 +151,10 @@ func listTable(root, table, dir string) ([]rawPartition, error) {
 		var next []folder
 		for i, r := range results {
 			if r.err != nil {
-				return nil, r.err // the first in folder order, so messages do not depend on timing
+				return nil, nil, r.err // the first in folder order, so messages do not depend on timing
+			}
+			if r.keep != nil {
+				keep[level[i].dir] = r.keep
 			}
 			if len(r.files) > 0 {
 				f := level[i]
@@ -131,7 +165,7 @@ func listTable(root, table, dir string) ([]rawPartition, error) {
 		level = next
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].dir < out[j].dir })
-	return out, nil
+	return out, keep, nil
 }
 
 // resolve follows the symlinks of path and checks that the target stays
@@ -160,12 +194,22 @@ func (l *lister) list(f folder) listed {
 			return listed{err: fmt.Errorf("%w: table %s: folder %s leads back to %s through a symlink (a cycle)", ErrCorrupt, l.table, f.dir, f.real)}
 		}
 	}
+	here := &chain{real: f.real, up: f.above}
+	if c := l.prev[f.dir]; c != nil && c.real == f.real {
+		if out, ok := reuseListing(f, c, here); ok {
+			return l.partitionKeys(f, out)
+		}
+	}
+	// The folder's time is taken before it is read: a change after that
+	// moves the time on, and the next view reads the folder again.
+	start := time.Now()
+	dirInfo, statErr := os.Stat(f.dir)
 	ents, err := os.ReadDir(f.dir)
 	if err != nil {
 		return listed{err: fmt.Errorf("listing table folder %s: %w", f.dir, err)}
 	}
 	var out listed
-	here := &chain{real: f.real, up: f.above}
+	links := false
 	for _, e := range ents {
 		name := e.Name()
 		if skipped(name) {
@@ -175,6 +219,7 @@ func (l *lister) list(f folder) listed {
 		var fi fs.FileInfo
 		real := filepath.Join(f.real, name)
 		if e.Type()&fs.ModeSymlink != 0 {
+			links = true
 			if real, err = l.resolve(path); err != nil {
 				return listed{err: err}
 			}
@@ -203,6 +248,49 @@ func (l *lister) list(f folder) listed {
 			ErrCorrupt, f.dir, filepath.Base(out.files[0].path), filepath.Base(out.subs[0].dir))}
 	}
 	sort.Slice(out.files, func(i, j int) bool { return out.files[i].path < out.files[j].path })
+	if statErr == nil && !links && dirInfo.IsDir() && start.Sub(dirInfo.ModTime()) > racyWindow {
+		keep := &folderListing{real: f.real, mtime: dirInfo.ModTime().UnixNano(),
+			files: make([]string, len(out.files)), subs: make([]string, len(out.subs))}
+		for i, lf := range out.files {
+			keep.files[i] = lf.path
+		}
+		for i, sub := range out.subs {
+			keep.subs[i] = sub.dir
+		}
+		out.keep = keep
+	}
+	return l.partitionKeys(f, out)
+}
+
+// reuseListing returns the folder's listing from c when the folder's
+// modification time is still c's, with every file stat'ed again (a file
+// rewritten in place keeps its folder's time). Anything unexpected (a
+// file gone or no longer a plain file) makes the caller read the folder.
+func reuseListing(f folder, c *folderListing, here *chain) (listed, bool) {
+	st, err := os.Stat(f.dir)
+	if err != nil || !st.IsDir() || st.ModTime().UnixNano() != c.mtime {
+		return listed{}, false
+	}
+	out := listed{keep: c, files: make([]listedFile, len(c.files))}
+	for i, path := range c.files {
+		fi, err := os.Lstat(path)
+		if err != nil || !fi.Mode().IsRegular() {
+			return listed{}, false
+		}
+		out.files[i] = listedFile{path: path, stamp: stampOf(fi)}
+	}
+	if len(c.subs) > 0 {
+		out.subs = make([]folder, len(c.subs))
+		for i, dir := range c.subs {
+			out.subs[i] = folder{dir: dir, real: filepath.Join(f.real, filepath.Base(dir)), above: here}
+		}
+	}
+	return out, true
+}
+
+// partitionKeys gives out's sub-folders the partition keys and values of
+// their names.
+func (l *lister) partitionKeys(f folder, out listed) listed {
 	for i := range out.subs {
 		s := &out.subs[i]
 		k, v, ok := strings.Cut(filepath.Base(s.dir), "=")

@@ -119,7 +119,7 @@ func (c *Catalog) loadPath(ctx context.Context, name string) (*Table, error) {
 		return nil, fmt.Errorf("%w: %s: %v", ErrNoTable, name, err)
 	}
 	if st.IsDir() {
-		raws, err := listTable(root, name, p)
+		raws, _, err := listTable(root, name, p, nil)
 		if err != nil {
 			return nil, err
 		}
