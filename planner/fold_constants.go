@@ -19,6 +19,9 @@ func (r foldConstants) Apply(p Plan, ctx *Context) (Plan, bool, error) {
 }
 
 func foldFilter(p Plan) (Plan, bool, error) {
+	if s, ok := p.(*Scan); ok {
+		return foldScanFilters(s)
+	}
 	f, ok := p.(*Filter)
 	if !ok {
 		return p, false, nil
@@ -35,6 +38,38 @@ func foldFilter(p Plan) (Plan, bool, error) {
 		return &Filter{Child: f.Child, Cond: cond}, true, nil
 	}
 	return p, false, nil
+}
+
+// foldScanFilters folds the conjuncts pushed into a scan: a predicate
+// pushed through a projection of constants ('s' = 'r' in a UNION ALL
+// branch) becomes constant only there. TRUE conjuncts are dropped; FALSE
+// ones stay for fold_empty to act on.
+func foldScanFilters(s *Scan) (Plan, bool, error) {
+	var out []expr.Expr
+	changed := false
+	for i, f := range s.Filters {
+		g, err := FoldConstants(f, memory.DefaultAllocator)
+		if err != nil {
+			return nil, false, err
+		}
+		if g == f && !changed {
+			continue
+		}
+		if !changed {
+			out = append(out, s.Filters[:i]...)
+			changed = true
+		}
+		if l, ok := g.(*expr.Literal); ok && l.Value == true {
+			continue
+		}
+		out = append(out, g)
+	}
+	if !changed {
+		return s, false, nil
+	}
+	c := *s
+	c.Filters = out
+	return &c, true, nil
 }
 
 // FoldConstants is expr.ConstantFold in one pass: it replaces every

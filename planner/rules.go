@@ -39,12 +39,14 @@ type phase struct {
 }
 
 // phases is the optimizer's program. Pushdown runs before and after join
-// ordering (ordering turns multi-way conditions into join conditions);
+// ordering (ordering turns multi-way conditions into join conditions),
+// each time with the folding of constants and of empty relations that
+// pushdown makes possible (a pushed predicate meeting a constant column);
 // pruning columns and partitions runs last, on the final shape.
 var phases = []phase{
-	{rules: []Rule{foldConstants{}, pushDownFilters{}}, maxPasses: 4},
+	{rules: []Rule{foldConstants{}, foldEmpty{}, pushDownFilters{}}, maxPasses: 4},
 	{rules: []Rule{orderJoins{}}, maxPasses: 1},
-	{rules: []Rule{pushDownFilters{}}, maxPasses: 4},
+	{rules: []Rule{pushDownFilters{}, foldConstants{}, foldEmpty{}}, maxPasses: 4},
 	{rules: []Rule{pruneColumns{}}, maxPasses: 1},
 	{rules: []Rule{prunePartitions{}}, maxPasses: 1},
 }

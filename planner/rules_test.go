@@ -108,6 +108,35 @@ func TestRules(t *testing.T) {
 			want:  []string{"Scan r [w] filters"},
 		},
 		{
+			name:  "a UNION ALL branch under a constant that cannot match is not planned",
+			query: "select * from (select 's' t, id from l union all select 'r' t, id from r) u where t = 'r'",
+			want:  []string{"Scan r [id]"},
+			not:   []string{"Scan l", "FALSE", "Union"},
+		},
+		{
+			name:  "an inner join with an empty side is empty",
+			query: "select * from l join r on l.id = r.id where 1 = 0",
+			want:  []string{"Values (0 rows)"},
+			not:   []string{"Scan", "Join"},
+		},
+		{
+			name:  "a left join against an empty side keeps its left rows",
+			query: "select * from l left join (select * from r where false) x on l.id = x.id",
+			want:  []string{"Scan l [id, name, lv]", "NULL"},
+			not:   []string{"Scan r", "Join"},
+		},
+		{
+			name:  "NOT IN an empty subquery keeps every row",
+			query: "select id from l where id not in (select id from r where 1 = 0)",
+			want:  []string{"Scan l [id]"},
+			not:   []string{"Scan r", "Join"},
+		},
+		{
+			name:  "a global aggregate over no rows still returns its row",
+			query: "select count(*) from l where false",
+			want:  []string{"Aggregate", "Values (0 rows)"},
+		},
+		{
 			name:  "filter on a group key goes below the aggregate",
 			query: "select id, count(*) from r group by id having id > 1",
 			want:  []string{"Scan r [id] filters [(r.id > 1)]"},
@@ -132,7 +161,7 @@ func TestRules(t *testing.T) {
 
 func TestRuleNames(t *testing.T) {
 	got := strings.Join(planner.RuleNames(), ",")
-	want := "fold_constants,push_down_filters,order_joins,prune_columns,prune_partitions"
+	want := "fold_constants,fold_empty,push_down_filters,order_joins,prune_columns,prune_partitions"
 	if got != want {
 		t.Fatalf("rules %s, want %s", got, want)
 	}
