@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/fsql-dev/fsql/connectors/hive"
+	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/internal/suggest"
 	"github.com/fsql-dev/fsql/shuffle/keygroup"
 	"github.com/fsql-dev/fsql/sql"
@@ -143,7 +144,10 @@ func (c Config) check() error {
 	if c.Adaptive { // parallelism.default is ignored; the key groups are the adaptive max
 		p = c.AdaptiveMinParallelism
 	}
-	return keygroup.Check(p, c.KeyGroups())
+	if err := keygroup.Check(p, c.KeyGroups()); err != nil {
+		return errs.New(errs.ErWrongValueForVar, "%w", err)
+	}
+	return nil
 }
 
 // variables are the settings as SHOW VARIABLES lists them.
@@ -384,16 +388,25 @@ func (c Config) Settings() []Setting {
 // parallelism.default; case does not matter) to the value written as
 // text. Numbers are decimal; byte sizes take a unit (64mb, 8gb);
 // booleans are true/false, on/off or 1/0. An unknown key fails with the
-// closest known keys.
+// closest known keys (errs.ErUnknownSystemVariable); a value the key does
+// not accept is errs.ErWrongValueForVar.
 func (c *Config) Set(key, value string) error {
+	name, err := c.set(key, value)
+	if err != nil && name != "" {
+		return errs.New(errs.ErWrongValueForVar, "config key %s: %w", name, err)
+	}
+	return err
+}
+
+// set is Set without the key in the message of a bad value: it returns
+// the key's name as the table spells it and the value's error, or no
+// name and the unknown-key error.
+func (c *Config) set(key, value string) (string, error) {
 	name, k, err := lookupKey(key)
 	if err != nil {
-		return err
+		return "", err
 	}
-	if err := k.set(c, strings.TrimSpace(value)); err != nil {
-		return fmt.Errorf("config key %s: %w", name, err)
-	}
-	return nil
+	return name, k.set(c, strings.TrimSpace(value))
 }
 
 // Get returns the value of the knob named key as text that Set accepts.
@@ -423,7 +436,7 @@ func lookupKey(key string) (string, configKey, error) {
 	} else {
 		hint += " (fsql help lists the keys)"
 	}
-	return "", configKey{}, fmt.Errorf("unknown config key %q%s", key, hint)
+	return "", configKey{}, errs.New(errs.ErUnknownSystemVariable, "unknown config key %q%s", key, hint)
 }
 
 // setBool accepts MySQL's and Flink's spellings: true/false, on/off, 1/0.

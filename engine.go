@@ -14,6 +14,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"github.com/fsql-dev/fsql/connectors/hive"
+	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/exec"
 	"github.com/fsql-dev/fsql/planner"
 	"github.com/fsql-dev/fsql/runtime"
@@ -25,11 +26,11 @@ import (
 // (Parquet files directly inside, or under Hive key=value/ folders).
 func Open(dir string, cfg Config) (*Engine, error) {
 	if err := cfg.check(); err != nil {
-		return nil, fmt.Errorf("%w: %v", exec.ErrPlan, err)
+		return nil, err
 	}
 	cat, err := hive.OpenWith(dir, cfg.catalogOptions())
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", exec.ErrPlan, err)
+		return nil, errs.Wrap(errs.IO, "%w", err)
 	}
 	workers := runtime.NewLocalPool(cfg.TaskManagers, cfg.Slots)
 	return &Engine{dir: dir, cfg: cfg, catalog: cat, alloc: memory.DefaultAllocator, workers: workers, catalogs: &catalogSet{}}, nil
@@ -99,7 +100,7 @@ func (e *Engine) query(ctx context.Context, sess *Session, res resources, query 
 		return nil, err
 	}
 	if len(stmts) != 1 {
-		return nil, fmt.Errorf("%w: Query runs one statement, got %d; split scripts with SplitStatements", exec.ErrPlan, len(stmts))
+		return nil, errs.New(errs.Semantic, "Query runs one statement, got %d; split scripts with SplitStatements", len(stmts))
 	}
 	cfg := res.cfg
 	env := sql.Env{Source: query, Params: args, Variables: cfg.variables()}
@@ -109,7 +110,7 @@ func (e *Engine) query(ctx context.Context, sess *Session, res resources, query 
 	}
 	if st.Set != nil {
 		if sess == nil {
-			return nil, fmt.Errorf("%w: SET changes a session's settings, and Engine.Query runs outside any session: run SET through a Session (eng.Session()); the engine's own settings are the Config given to Open", exec.ErrPlan)
+			return nil, errs.New(errs.Semantic, "SET changes a session's settings, and Engine.Query runs outside any session: run SET through a Session (eng.Session()); the engine's own settings are the Config given to Open")
 		}
 		if err := sess.apply(st.Set); err != nil {
 			return nil, err

@@ -2,11 +2,10 @@ package fsql
 
 import (
 	"context"
-	"fmt"
 	"sync"
 
 	"github.com/fsql-dev/fsql/connectors/hive"
-	"github.com/fsql-dev/fsql/exec"
+	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/runtime"
 	"github.com/fsql-dev/fsql/sql"
 )
@@ -112,7 +111,7 @@ func (cs *catalogSet) get(dir string, opts hive.Options) (*hive.Catalog, error) 
 	}
 	c, err := hive.OpenWith(dir, opts)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", exec.ErrPlan, err)
+		return nil, errs.Wrap(errs.IO, "opening the catalog with the session's settings: %w", err)
 	}
 	if cs.byOp == nil || len(cs.byOp) >= maxCatalogs {
 		cs.byOp = map[hive.Options]*hive.Catalog{}
@@ -164,23 +163,26 @@ func (s *Session) apply(as []sql.Assignment) error {
 		if a.Default {
 			d, err := def.Get(a.Key)
 			if err != nil {
-				return fmt.Errorf("%w: SET %s = DEFAULT: %v", exec.ErrPlan, a.Key, err)
+				return errs.Wrap(errs.Semantic, "SET %s = DEFAULT: %w", a.Key, err)
 			}
 			v = d
 		}
-		if err := cfg.Set(a.Key, v); err != nil {
-			return fmt.Errorf("%w: SET %s: %v", exec.ErrPlan, a.Key, err)
+		if name, err := cfg.set(a.Key, v); err != nil {
+			if name == "" {
+				return err // an unknown key, with the closest ones
+			}
+			return errs.New(errs.ErWrongValueForVar, "SET %s: %w", name, err)
 		}
 	}
 	for _, k := range ConfigKeys() {
 		if c := configKeys[k].sessionCheck; c != nil {
 			if err := c(&s.eng.cfg, &cfg); err != nil {
-				return fmt.Errorf("%w: SET %s: %v", exec.ErrPlan, k, err)
+				return errs.New(errs.ErWrongValueForVar, "SET %s: %w", k, err)
 			}
 		}
 	}
 	if err := cfg.check(); err != nil {
-		return fmt.Errorf("%w: SET: %v", exec.ErrPlan, err)
+		return errs.Wrap(errs.Semantic, "SET: %w", err)
 	}
 	s.cfg = cfg
 	return nil

@@ -16,7 +16,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"github.com/fsql-dev/fsql"
-	"github.com/fsql-dev/fsql/exec"
+	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/internal/format"
 	"github.com/fsql-dev/fsql/internal/slt"
 	fsqlsql "github.com/fsql-dev/fsql/sql"
@@ -112,7 +112,7 @@ func TestSessionSettingsAreItsOwn(t *testing.T) {
 	}
 	// Engine.Query has no session to change.
 	_, _, err := rowsOf(t, eng, "set parallelism.default = 3")
-	if !errors.Is(err, exec.ErrPlan) || !strings.Contains(err.Error(), "Session") {
+	if !errors.Is(err, errs.Semantic) || !strings.Contains(err.Error(), "Session") {
 		t.Errorf("SET through Engine.Query: %v, want an error naming Session", err)
 	}
 	// Session.Set is SET.
@@ -124,6 +124,49 @@ func TestSessionSettingsAreItsOwn(t *testing.T) {
 	}
 	if err := b.Set("parallelism.defualt", "3"); err == nil || !strings.Contains(err.Error(), "did you mean parallelism.default?") {
 		t.Errorf("Session.Set of a mistyped key: %v", err)
+	}
+}
+
+// TestErrorCodes: the errors of this surface carry MySQL's numbers (what a
+// MySQL-protocol front end sends) and, for names in the statement, their
+// position.
+func TestErrorCodes(t *testing.T) {
+	eng := sessionEngine(t, sessionTables)
+	s := eng.Session()
+	for _, c := range []struct {
+		q    string
+		args []any
+		want errs.Condition
+		pos  *errs.Position // nil: none expected
+	}{
+		{"select k,\n  kk from t", nil, errs.ErBadFieldError, &errs.Position{Line: 2, Column: 3, Offset: 12}},
+		{"select x.k from t", nil, errs.ErBadFieldError, &errs.Position{Line: 1, Column: 8, Offset: 7}},
+		{"select k from tt", nil, errs.ErNoSuchTable, nil},
+		{"select sqtr(k) from t", nil, errs.ErSpDoesNotExist, nil},
+		{"select k from t where k = ?", []any{struct{}{}}, errs.ErWrongArguments, &errs.Position{Line: 1, Column: 27, Offset: 26}},
+		{"select k from t where k = ?", nil, errs.ErWrongArguments, nil},
+		{"set parallelism.defualt = 2", nil, errs.ErUnknownSystemVariable, nil},
+		{"set parallelism.default = 'many'", nil, errs.ErWrongValueForVar, nil},
+		{"set parallelism.default = k", nil, errs.ErWrongValueForVar, nil},
+		{"set @x = 1", nil, errs.ErNotSupportedYet, nil},
+		{"show databases", nil, errs.ErNotSupportedYet, nil},
+		{"show tables from db", nil, errs.ErBadDBError, nil},
+	} {
+		_, _, err := rowsOf(t, s, c.q, c.args...)
+		if !errors.Is(err, c.want) {
+			t.Errorf("%q: %v, want %s", c.q, err, c.want.Name)
+			continue
+		}
+		if code, state := errs.CodeOf(err); code != c.want.Code || state != c.want.SQLState {
+			t.Errorf("%q: code %d %s, want %d %s", c.q, code, state, c.want.Code, c.want.SQLState)
+		}
+		got := errs.PositionOf(err)
+		switch {
+		case c.pos == nil && got != nil:
+			t.Errorf("%q: position %v, want none", c.q, *got)
+		case c.pos != nil && (got == nil || *got != *c.pos):
+			t.Errorf("%q: position %v, want %v", c.q, got, *c.pos)
+		}
 	}
 }
 
@@ -287,8 +330,8 @@ func TestQueryParameters(t *testing.T) {
 		{"select k from t limit ?", []any{"2"}, "LIMIT must be a non-negative integer"},
 	} {
 		_, _, err := rowsOf(t, eng, c.q, c.args...)
-		if err == nil || !strings.Contains(err.Error(), c.want) || !errors.Is(err, exec.ErrPlan) {
-			t.Errorf("%s %v: %v, want a plan error containing %q", c.q, c.args, err, c.want)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !errors.Is(err, errs.ErWrongArguments) {
+			t.Errorf("%s %v: %v, want ER_WRONG_ARGUMENTS containing %q", c.q, c.args, err, c.want)
 		}
 	}
 	// SET takes parameters too.

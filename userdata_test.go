@@ -10,6 +10,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/fsql-dev/fsql"
+	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/exec"
 )
 
@@ -144,7 +145,7 @@ func TestPathTablesSQL(t *testing.T) {
 		{"select * from conflict", exec.ErrExecution, []string{"column v"}},
 		{"select tags from nested", exec.ErrExecution, []string{"column tags", "LIST", "leave it out of the query"}},
 		{"select * from nested", exec.ErrExecution, []string{"column tags"}},
-		{"select * from `files/nope.parquet`", exec.ErrPlan, []string{"no file or folder files/nope.parquet"}},
+		{"select * from `files/nope.parquet`", errs.ErNoSuchTable, []string{"no file or folder files/nope.parquet"}},
 		{"select * from `../outside.parquet`", exec.ErrPlan, []string{"leads out of the data directory"}},
 		{"select * from `" + filepath.Join(dir, "files", "one.parquet") + "`", exec.ErrPlan, []string{"absolute path", "command line allows"}},
 	} {

@@ -35,12 +35,14 @@ var (
 
 // UnknownName.
 var (
-	ErBadFieldError      = Condition{UnknownName, 1054, "42S22", "ER_BAD_FIELD_ERROR"}
-	ErNoSuchTable        = Condition{UnknownName, 1146, "42S02", "ER_NO_SUCH_TABLE"}
-	ErBadTableError      = Condition{UnknownName, 1051, "42S02", "ER_BAD_TABLE_ERROR"}
-	ErBadDBError         = Condition{UnknownName, 1049, "42000", "ER_BAD_DB_ERROR"}
-	ErSpDoesNotExist     = Condition{UnknownName, 1305, "42000", "ER_SP_DOES_NOT_EXIST"}
-	ErWindowNoSuchWindow = Condition{UnknownName, 3579, "HY000", "ER_WINDOW_NO_SUCH_WINDOW"}
+	ErBadFieldError = Condition{UnknownName, 1054, "42S22", "ER_BAD_FIELD_ERROR"}
+	ErNoSuchTable   = Condition{UnknownName, 1146, "42S02", "ER_NO_SUCH_TABLE"}
+	ErBadTableError = Condition{UnknownName, 1051, "42S02", "ER_BAD_TABLE_ERROR"}
+	ErBadDBError    = Condition{UnknownName, 1049, "42000", "ER_BAD_DB_ERROR"}
+	// ErUnknownSystemVariable: a SET or --set key fsql does not have.
+	ErUnknownSystemVariable = Condition{UnknownName, 1193, "HY000", "ER_UNKNOWN_SYSTEM_VARIABLE"}
+	ErSpDoesNotExist        = Condition{UnknownName, 1305, "42000", "ER_SP_DOES_NOT_EXIST"}
+	ErWindowNoSuchWindow    = Condition{UnknownName, 3579, "HY000", "ER_WINDOW_NO_SUCH_WINDOW"}
 )
 
 // Semantic. MySQL has no number for "not a valid query" as such; its
@@ -68,6 +70,8 @@ var (
 	ErWindowRangeBoundNotConstant    = Condition{Semantic, 3590, "HY000", "ER_WINDOW_RANGE_BOUND_NOT_CONSTANT"}
 	ErWindowDuplicateName            = Condition{Semantic, 3591, "HY000", "ER_WINDOW_DUPLICATE_NAME"}
 	ErWindowInvalidWindowFuncUse     = Condition{Semantic, 3593, "HY000", "ER_WINDOW_INVALID_WINDOW_FUNC_USE"}
+	// ErWrongValueForVar: a value a setting does not accept.
+	ErWrongValueForVar = Condition{Semantic, 1231, "42000", "ER_WRONG_VALUE_FOR_VAR"}
 )
 
 // Type.
@@ -122,13 +126,13 @@ var ErUnknownError = Condition{Internal, 1105, "HY000", "ER_UNKNOWN_ERROR"}
 func Conditions() []Condition {
 	return []Condition{
 		ErParseError, ErEmptyQuery,
-		ErBadFieldError, ErNoSuchTable, ErBadTableError, ErBadDBError, ErSpDoesNotExist, ErWindowNoSuchWindow,
+		ErBadFieldError, ErNoSuchTable, ErBadTableError, ErBadDBError, ErUnknownSystemVariable, ErSpDoesNotExist, ErWindowNoSuchWindow,
 		ErSyntaxError, ErNonUniqError, ErNonUniqTable, ErWrongFieldWithGroup, ErInvalidGroupFuncUse,
 		ErWrongNumberOfColumnsInSelect, ErOperandColumns, ErViewWrongList, ErOptionPreventsStatement,
 		ErWindowCircularityInWindowGraph, ErWindowNoChildPartitioning, ErWindowNoInheritFrame,
 		ErWindowNoRedefineOrderBy, ErWindowFrameStartIllegal, ErWindowFrameEndIllegal, ErWindowFrameIllegal,
 		ErWindowRangeFrameOrderType, ErWindowRangeFrameTemporalType, ErWindowRangeFrameNumericType,
-		ErWindowRangeBoundNotConstant, ErWindowDuplicateName, ErWindowInvalidWindowFuncUse,
+		ErWindowRangeBoundNotConstant, ErWindowDuplicateName, ErWindowInvalidWindowFuncUse, ErWrongValueForVar,
 		ErWrongArguments, ErWrongParamcountToNativeFct,
 		ErNotSupportedYet,
 		erExecution, ErDataOutOfRange, ErTruncatedWrongValue, ErSubqueryNo1Row,

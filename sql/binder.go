@@ -12,6 +12,7 @@ import (
 	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
 
 	"github.com/fsql-dev/fsql/connectors/hive"
+	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/exec"
 	"github.com/fsql-dev/fsql/exec/expr"
 	"github.com/fsql-dev/fsql/planner"
@@ -113,7 +114,7 @@ func (b *Binder) BindEnv(ctx context.Context, stmt ast.StmtNode, env Env) (*Stat
 	}
 	rs, ok := stmt.(ast.ResultSetNode)
 	if !ok {
-		return nil, fmt.Errorf("%w: %s (fsql runs SELECT, WITH, EXPLAIN [ANALYZE], SHOW TABLES, SHOW COLUMNS, DESCRIBE, SHOW CREATE TABLE, SHOW VARIABLES, SHOW BUILTINS and SET)", exec.ErrNotImplemented, statementKind(stmt))
+		return nil, errs.New(errs.Unsupported, "%s (fsql runs SELECT, WITH, EXPLAIN [ANALYZE], SHOW TABLES, SHOW COLUMNS, DESCRIBE, SHOW CREATE TABLE, SHOW VARIABLES, SHOW BUILTINS and SET)", statementKind(stmt))
 	}
 	q, err := b.bindQuery(rs, nil)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/opcode"
 	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
 
+	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/exec"
 	"github.com/fsql-dev/fsql/exec/expr"
 	"github.com/fsql-dev/fsql/planner"
@@ -360,7 +361,7 @@ func (b *Binder) bindColumn(n *ast.ColumnName, c *exprCtx, offset int) (expr.Exp
 		idx, err := s.resolve(n.Table.O, n.Name.O)
 		if err != nil {
 			if at := b.at(offset); at != "" {
-				return nil, fmt.Errorf("%w (%s)", err, at)
+				return nil, b.atPos(errs.Wrap(errs.Semantic, "%w (%s)", err, at), offset)
 			}
 			return nil, err
 		}
@@ -520,7 +521,7 @@ func (b *Binder) constInt(n ast.ExprNode, what string) (int64, error) {
 				return v, nil
 			}
 		}
-		return 0, fmt.Errorf("%w: %s must be a non-negative integer, got the argument %s", exec.ErrPlan, what, p)
+		return 0, b.atPos(errs.New(errs.ErWrongArguments, "%s must be a non-negative integer, got the argument %s", what, p), m.Offset)
 	}
 	if v, ok := n.(*driver.ValueExpr); ok {
 		switch x := v.GetValue().(type) {

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
+	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/exec"
 	"github.com/fsql-dev/fsql/exec/expr"
 	"github.com/fsql-dev/fsql/internal/suggest"
@@ -169,7 +170,7 @@ func unknownFunction(name, where string) error {
 	if s := suggestFunctions(name); len(s) > 0 {
 		msg += "; did you mean " + strings.Join(s, " or ") + "?"
 	}
-	return fmt.Errorf("%w: %s (SHOW BUILTINS lists the functions fsql has)", exec.ErrPlan, msg)
+	return errs.New(errs.ErSpDoesNotExist, "%s (SHOW BUILTINS lists the functions fsql has)", msg)
 }
 
 // suggestFunctions returns the visible function names nearest to name
@@ -529,11 +530,11 @@ func (b *Binder) bindAggCall(n *ast.AggregateFuncExpr, from *exprCtx) (planner.A
 // unknownAggregate is the error for an aggregate name fsql lacks (the
 // parser knows JSON_ARRAYAGG and others).
 func unknownAggregate(name, where string) error {
-	msg := fmt.Sprintf("aggregate function %s in %s is not supported", name, where)
+	msg := fmt.Sprintf("aggregate function %s in %s", name, where)
 	if s := suggestFunctions(name); len(s) > 0 {
 		msg += "; did you mean " + strings.Join(s, " or ") + "?"
 	}
-	return fmt.Errorf("%w: %s (SHOW BUILTINS lists the functions fsql has)", exec.ErrNotImplemented, msg)
+	return errs.New(errs.Unsupported, "%s (SHOW BUILTINS lists the functions fsql has)", msg)
 }
 
 // bindGroupConcat binds GROUP_CONCAT([DISTINCT] v, ... [ORDER BY k [DESC],

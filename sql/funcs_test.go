@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fsql-dev/fsql/exec"
+	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/exec/expr"
 	"github.com/fsql-dev/fsql/internal/suggest"
 )
@@ -81,7 +81,7 @@ func TestSuggestions(t *testing.T) {
 		}
 	}
 	err := unknownFunction("sqtr", "sqtr(a)")
-	if !errors.Is(err, exec.ErrPlan) || !strings.Contains(err.Error(), "did you mean sqrt?") {
+	if !errors.Is(err, errs.ErSpDoesNotExist) || !strings.Contains(err.Error(), "did you mean sqrt?") {
 		t.Errorf("unknownFunction: %v", err)
 	}
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
 
-	"github.com/fsql-dev/fsql/exec"
+	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/exec/expr"
 )
 
@@ -31,8 +31,8 @@ func (b *Binder) bindParams(markers []*driver.ParamMarkerExpr) ([]expr.Expr, err
 			where = " (the first " + b.at(markers[0].Offset) + ")"
 		}
 		given := plural(len(args), "argument was", "arguments were")
-		return nil, fmt.Errorf("%w: the statement has %s%s but %s given; pass one argument per ?, in order",
-			exec.ErrPlan, plural(len(markers), "parameter marker (?)", "parameter markers (?)"), where, given)
+		return nil, errs.New(errs.ErWrongArguments, "the statement has %s%s but %s given; pass one argument per ?, in order",
+			plural(len(markers), "parameter marker (?)", "parameter markers (?)"), where, given)
 	}
 	// MySQL numbers markers in the order they are written; the parser
 	// leaves Order unset outside PREPARE, and the tree is not walked in
@@ -46,7 +46,7 @@ func (b *Binder) bindParams(markers []*driver.ParamMarkerExpr) ([]expr.Expr, err
 	for i, a := range args {
 		e, err := ParamValue(a)
 		if err != nil {
-			return nil, fmt.Errorf("%w: argument %d (for the ? %s): %v", exec.ErrPlan, i+1, b.at(markers[i].Offset), err)
+			return nil, b.atPos(errs.New(errs.ErWrongArguments, "argument %d (for the ? %s): %w", i+1, b.at(markers[i].Offset), err), markers[i].Offset)
 		}
 		out[i] = e
 	}
@@ -57,7 +57,7 @@ func (b *Binder) bindParams(markers []*driver.ParamMarkerExpr) ([]expr.Expr, err
 func (b *Binder) param(m *driver.ParamMarkerExpr) (expr.Expr, error) {
 	i, ok := b.markerIndex[m]
 	if !ok || i >= len(b.params) {
-		return nil, fmt.Errorf("%w: parameter marker %s was not numbered", exec.ErrInternal, b.at(m.Offset))
+		return nil, errs.New(errs.Internal, "parameter marker %s was not numbered", b.at(m.Offset))
 	}
 	return b.params[i], nil
 }
@@ -87,20 +87,20 @@ func ParamValue(v any) (expr.Expr, error) {
 		// Its wall clock in its own location, as MySQL drivers send a
 		// time.Time: fsql's session time zone is UTC.
 		if x.Nanosecond()%1000 != 0 {
-			return nil, fmt.Errorf("time %s has digits below a microsecond, which DATETIME does not hold: round it (t.Round(time.Microsecond))", x.Format(time.RFC3339Nano))
+			return nil, errs.New(errs.ErWrongArguments, "time %s has digits below a microsecond, which DATETIME does not hold: round it (t.Round(time.Microsecond))", x.Format(time.RFC3339Nano))
 		}
 		if x.Year() < 1 || x.Year() > 9999 {
-			return nil, fmt.Errorf("time %s is outside DATETIME's years 1 to 9999", x.Format(time.RFC3339Nano))
+			return nil, errs.New(errs.ErWrongArguments, "time %s is outside DATETIME's years 1 to 9999", x.Format(time.RFC3339Nano))
 		}
 		wall := time.Date(x.Year(), x.Month(), x.Day(), x.Hour(), x.Minute(), x.Second(), x.Nanosecond(), time.UTC)
 		return expr.NewLiteral(arrow.Timestamp(wall.UnixMicro()), expr.DatetimeType), nil
 	case sqldriver.Valuer:
 		dv, err := x.Value()
 		if err != nil {
-			return nil, fmt.Errorf("%T.Value(): %w", v, err)
+			return nil, errs.Wrap(errs.ErWrongArguments, "%T.Value(): %w", v, err)
 		}
 		if _, again := dv.(sqldriver.Valuer); again {
-			return nil, fmt.Errorf("%T.Value() returned another driver.Valuer (%T)", v, dv)
+			return nil, errs.New(errs.ErWrongArguments, "%T.Value() returned another driver.Valuer (%T)", v, dv)
 		}
 		return ParamValue(dv)
 	}
@@ -122,13 +122,13 @@ func ParamValue(v any) (expr.Expr, error) {
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
 		u := rv.Uint()
 		if u > math.MaxInt64 {
-			return nil, fmt.Errorf("%d is above BIGINT's maximum (fsql has no unsigned integers)", u)
+			return nil, errs.New(errs.ErWrongArguments, "%d is above BIGINT's maximum (fsql has no unsigned integers)", u)
 		}
 		return expr.NewLiteral(int64(u), arrow.PrimitiveTypes.Int64), nil
 	case reflect.Float32, reflect.Float64:
 		f := rv.Float()
 		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return nil, fmt.Errorf("%v is not a number SQL can hold", f)
+			return nil, errs.New(errs.ErWrongArguments, "%v is not a number SQL can hold", f)
 		}
 		return expr.NewLiteral(f, arrow.PrimitiveTypes.Float64), nil
 	case reflect.String:
@@ -138,7 +138,7 @@ func ParamValue(v any) (expr.Expr, error) {
 			return expr.NewLiteral(string(rv.Bytes()), arrow.BinaryTypes.String), nil
 		}
 	}
-	return nil, fmt.Errorf("fsql cannot pass a %T as a parameter (use nil, bool, an integer, a float, string, []byte, Decimal or time.Time)", v)
+	return nil, errs.New(errs.ErWrongArguments, "fsql cannot pass a %T as a parameter (use nil, bool, an integer, a float, string, []byte, Decimal or time.Time)", v)
 }
 
 func plural(n int, one, many string) string {

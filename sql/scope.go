@@ -10,6 +10,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"github.com/fsql-dev/fsql/connectors/hive"
+	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/exec"
 	"github.com/fsql-dev/fsql/exec/expr"
 	"github.com/fsql-dev/fsql/internal/suggest"
@@ -68,18 +69,35 @@ func (s *scope) column(i int) *expr.Column {
 	return expr.NewColumn(i, c.Type, qualified(c.Table, c.Name))
 }
 
-// at is "at line L column C" for a byte offset into the statement's
-// source (lines and columns count from 1, columns in characters), or ""
-// when the binder has no source.
-func (b *Binder) at(offset int) string {
+// pos is the position of a byte offset into the statement's source
+// (lines and columns count from 1, columns in characters), or nil when
+// the binder has no source.
+func (b *Binder) pos(offset int) *errs.Position {
 	src := b.env.Source
 	if src == "" || offset < 0 || offset > len(src) {
-		return ""
+		return nil
 	}
 	line := 1 + strings.Count(src[:offset], "\n")
 	start := strings.LastIndexByte(src[:offset], '\n') + 1
 	col := 1 + utf8.RuneCountInString(src[start:offset])
-	return fmt.Sprintf("at line %d column %d", line, col)
+	return &errs.Position{Line: line, Column: col, Offset: offset}
+}
+
+// at is "at line L column C" for a byte offset into the statement's
+// source, or "" when the binder has no source.
+func (b *Binder) at(offset int) string {
+	if p := b.pos(offset); p != nil {
+		return "at " + p.String()
+	}
+	return ""
+}
+
+// atPos returns e at the position of offset, when the binder knows it.
+func (b *Binder) atPos(e *errs.Error, offset int) *errs.Error {
+	if p := b.pos(offset); p != nil {
+		return e.At(*p)
+	}
+	return e
 }
 
 // unknownColumn is the error for a column name no scope has: where it
@@ -111,8 +129,8 @@ func (b *Binder) unknownColumn(n *ast.ColumnName, c *exprCtx, offset int) error 
 		}
 	}
 	if table != "" && !hasTable {
-		return fmt.Errorf("%w: unknown table '%s' in '%s'%s%s%s", exec.ErrPlan, table, columnText(n), where,
-			suggest.Phrase(suggest.Closest(table, tables), quoted), inScope("tables", tables))
+		return b.atPos(errs.New(errs.ErBadFieldError, "unknown table '%s' in '%s'%s%s%s", table, columnText(n), where,
+			suggest.Phrase(suggest.Closest(table, tables), quoted), inScope("tables", tables)), offset)
 	}
 	if table == "" {
 		var aliases []string
@@ -132,14 +150,16 @@ func (b *Binder) unknownColumn(n *ast.ColumnName, c *exprCtx, offset int) error 
 	if msg == "" {
 		msg = inScope("columns", names)
 	}
-	return unknownColumnError{fmt.Errorf("%w: unknown column '%s'%s%s", exec.ErrPlan, columnText(n), where, msg)}
+	return unknownColumnError{b.atPos(errs.New(errs.ErBadFieldError, "unknown column '%s'%s%s", columnText(n), where, msg), offset)}
 }
 
-// unknownColumnError marks an unknown column, so a caller that tried one
-// scope can report the name against a wider one.
-type unknownColumnError struct{ error }
+// unknownColumnError marks an unknown column (MySQL's
+// ER_BAD_FIELD_ERROR), so a caller that tried one scope can report the
+// name against a wider one.
+type unknownColumnError struct{ err *errs.Error }
 
-func (e unknownColumnError) Unwrap() error { return e.error }
+func (e unknownColumnError) Error() string { return e.err.Error() }
+func (e unknownColumnError) Unwrap() error { return e.err }
 
 // inScope lists a few names when nothing is close: " (columns here: a,
 // b)", or "" when there are none or too many to help.
@@ -165,14 +185,14 @@ func quoted(s string) string { return "'" + s + "'" }
 // and CTE names.
 func (b *Binder) table(name string) (*hive.Table, error) {
 	if b.catalog == nil {
-		return nil, fmt.Errorf("%w: table '%s' not found: no data directory is open", exec.ErrPlan, name)
+		return nil, errs.New(errs.ErNoSuchTable, "table '%s' not found: no data directory is open", name)
 	}
 	// A backquoted name that looks like a path (a '/', a .parquet or
 	// .csv ending, a glob character) names files, not a table.
 	if hive.IsPathName(name) {
 		t, err := b.catalog.PathTable(name)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", exec.ErrPlan, err)
+			return nil, errs.Wrap(errs.IO, "%w", err)
 		}
 		return t, nil
 	}
@@ -181,7 +201,7 @@ func (b *Binder) table(name string) (*hive.Table, error) {
 		return t, nil
 	}
 	if !errors.Is(err, hive.ErrNoTable) {
-		return nil, fmt.Errorf("%w: %v", exec.ErrPlan, err)
+		return nil, errs.Wrap(errs.IO, "%w", err)
 	}
 	known := b.catalog.TableNames()
 	for _, m := range b.ctes {
@@ -189,5 +209,5 @@ func (b *Binder) table(name string) (*hive.Table, error) {
 			known = append(known, c.Name.O)
 		}
 	}
-	return nil, fmt.Errorf("%w: %v%s", exec.ErrPlan, err, suggest.Phrase(suggest.Closest(name, known), quoted))
+	return nil, errs.Wrap(errs.ErNoSuchTable, "%w%s", err, suggest.Phrase(suggest.Closest(name, known), quoted))
 }

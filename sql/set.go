@@ -9,7 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
-	"github.com/fsql-dev/fsql/exec"
+	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/exec/expr"
 )
 
@@ -32,32 +32,32 @@ func (b *Binder) bindSet(s *ast.SetStmt) (*Statement, error) {
 	for _, v := range s.Variables {
 		switch {
 		case v.Name == ast.SetNames || v.Name == ast.SetCharset:
-			return nil, fmt.Errorf("%w: SET NAMES / SET CHARACTER SET: fsql reads and returns utf8mb4 text only", exec.ErrNotImplemented)
+			return nil, errs.New(errs.Unsupported, "SET NAMES / SET CHARACTER SET: fsql reads and returns utf8mb4 text only")
 		case !v.IsSystem:
-			return nil, fmt.Errorf("%w: user variable @%s: fsql has no user variables; SET key = value changes a setting (SHOW VARIABLES lists them), and ? parameters pass values to a statement", exec.ErrNotImplemented, v.Name)
+			return nil, errs.New(errs.Unsupported, "user variable @%s: fsql has no user variables; SET key = value changes a setting (SHOW VARIABLES lists them), and ? parameters pass values to a statement", v.Name)
 		case strings.HasPrefix(v.Name, "tx_"): // SET TRANSACTION ...
-			return nil, fmt.Errorf("%w: SET TRANSACTION: fsql reads files and runs no transactions", exec.ErrNotImplemented)
+			return nil, errs.New(errs.Unsupported, "SET TRANSACTION: fsql reads files and runs no transactions")
 		}
 		a := Assignment{Key: v.Name}
 		switch x := v.Value.(type) {
 		case *ast.DefaultExpr:
 			if x.Name != nil {
-				return nil, fmt.Errorf("%w: DEFAULT(%s) as the value of %s (write SET %s = DEFAULT)", exec.ErrPlan, columnText(x.Name), v.Name, quoteName(v.Name))
+				return nil, errs.New(errs.ErWrongValueForVar, "DEFAULT(%s) as the value of %s (write SET %s = DEFAULT)", columnText(x.Name), v.Name, quoteName(v.Name))
 			}
 			a.Default = true
 		case *ast.ColumnNameExpr:
 			if x.Name.Table.O != "" {
-				return nil, fmt.Errorf("%w: SET %s = %s: a value is a constant, not a column", exec.ErrPlan, quoteName(v.Name), columnText(x.Name))
+				return nil, errs.New(errs.ErWrongValueForVar, "SET %s = %s: a value is a constant, not a column", quoteName(v.Name), columnText(x.Name))
 			}
 			a.Value = x.Name.Name.O
 		default:
 			e, err := b.bindScalar(v.Value, newScope(nil, nil))
 			if err != nil {
-				return nil, fmt.Errorf("SET %s: %w", quoteName(v.Name), err)
+				return nil, errs.Wrap(errs.Semantic, "SET %s: %w", quoteName(v.Name), err)
 			}
 			text, err := settingText(e)
 			if err != nil {
-				return nil, fmt.Errorf("%w: SET %s = %s: %v", exec.ErrPlan, quoteName(v.Name), restore(v.Value), err)
+				return nil, errs.New(errs.ErWrongValueForVar, "SET %s = %s: %w", quoteName(v.Name), restore(v.Value), err)
 			}
 			a.Value = text
 		}

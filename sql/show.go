@@ -8,7 +8,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"github.com/fsql-dev/fsql/connectors/hive"
-	"github.com/fsql-dev/fsql/exec"
+	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/exec/expr"
 	"github.com/fsql-dev/fsql/planner"
 )
@@ -49,7 +49,7 @@ func (b *Binder) showRows(s *ast.ShowStmt) (*Statement, error) {
 		}
 		return textRelation([]string{"name", "kind"}, out), nil
 	}
-	return nil, fmt.Errorf("%w: %s (fsql has SHOW TABLES, SHOW COLUMNS / DESCRIBE, SHOW CREATE TABLE, SHOW VARIABLES and SHOW BUILTINS)", exec.ErrNotImplemented, snippet(s))
+	return nil, errs.New(errs.Unsupported, "%s (fsql has SHOW TABLES, SHOW COLUMNS / DESCRIBE, SHOW CREATE TABLE, SHOW VARIABLES and SHOW BUILTINS)", snippet(s))
 }
 
 // showTables lists the data folder's tables: Tables (MySQL's
@@ -57,7 +57,7 @@ func (b *Binder) showRows(s *ast.ShowStmt) (*Statement, error) {
 // Table_type.
 func (b *Binder) showTables(s *ast.ShowStmt) (*Statement, error) {
 	if b.catalog == nil {
-		return nil, fmt.Errorf("%w: SHOW TABLES: no data directory is open", exec.ErrPlan)
+		return nil, errs.New(errs.ErNoSuchTable, "SHOW TABLES: no data directory is open")
 	}
 	names := []string{"Tables"}
 	if s.Full {
@@ -147,7 +147,7 @@ func createTable(t *hive.Table) (string, error) {
 	for i, f := range t.Schema.Fields() {
 		typ, ok := mysqlType(f.Type)
 		if !ok {
-			return "", fmt.Errorf("%w: SHOW CREATE TABLE %s: column %s has type %s, which has no MySQL spelling", exec.ErrNotImplemented, t.Name, f.Name, f.Type)
+			return "", errs.New(errs.Unsupported, "SHOW CREATE TABLE %s: column %s has type %s, which has no MySQL spelling", t.Name, f.Name, f.Type)
 		}
 		if i > 0 {
 			sb.WriteString(", ")
@@ -271,10 +271,10 @@ func (b *Binder) filterShow(s *ast.ShowStmt, st *Statement) (*Statement, error) 
 // likeFirst is lower(first column) LIKE lower(pattern).
 func (b *Binder) likeFirst(st *Statement, p *ast.PatternLikeOrIlikeExpr) (expr.Expr, error) {
 	if !p.IsLike {
-		return nil, fmt.Errorf("%w: ILIKE", exec.ErrNotImplemented)
+		return nil, errs.New(errs.Unsupported, "ILIKE")
 	}
 	if p.Escape != '\\' && p.Escape != 0 {
-		return nil, fmt.Errorf("%w: LIKE ... ESCAPE '%c'", exec.ErrNotImplemented, p.Escape)
+		return nil, errs.New(errs.Unsupported, "LIKE ... ESCAPE '%c'", p.Escape)
 	}
 	sc := newScope(st.Plan.Schema(), nil)
 	v, err := b.call("lower", sc.column(0))

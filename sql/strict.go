@@ -9,6 +9,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/opcode"
 	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
 
+	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/exec"
 )
 
@@ -586,7 +587,7 @@ func schemaName(v reflect.Value) error {
 	if s.O == "" {
 		return nil
 	}
-	return fmt.Errorf("%w: database qualifier '%s.': fsql has one unnamed database (the data folder); drop the qualifier", exec.ErrPlan, s.O)
+	return errs.New(errs.ErBadDBError, "database qualifier '%s.': fsql has one unnamed database (the data folder); drop the qualifier", s.O)
 }
 
 // showDatabase rejects SHOW ... FROM db / IN db, as schemaName rejects
@@ -595,7 +596,7 @@ func showDatabase(v reflect.Value) error {
 	if v.String() == "" {
 		return nil
 	}
-	return fmt.Errorf("%w: database '%s': fsql has one unnamed database (the data folder); drop FROM/IN %s", exec.ErrPlan, v.String(), v.String())
+	return errs.New(errs.ErBadDBError, "database '%s': fsql has one unnamed database (the data folder); drop FROM/IN %s", v.String(), v.String())
 }
 
 // checkTableSource: column names after an alias rename a derived table's

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/exec"
 )
 
@@ -140,10 +141,10 @@ func TestCheckStatement(t *testing.T) {
 		{"select * from t tablesample bernoulli(10)", "TABLESAMPLE", exec.ErrNotImplemented},
 		{"select * from t partition (p1)", "PARTITION", exec.ErrNotImplemented},
 		{"select * from t as of timestamp '2020-01-01'", "AS OF TIMESTAMP", exec.ErrNotImplemented},
-		{"select * from db.t", "database qualifier 'db.'", exec.ErrPlan},
-		{"select db.t.a from t", "database qualifier 'db.'", exec.ErrPlan},
-		{"select db.t.* from t", "database qualifier 'db.'", exec.ErrPlan},
-		{"select db.f(1)", "database qualifier 'db.'", exec.ErrPlan},
+		{"select * from db.t", "database qualifier 'db.'", errs.ErBadDBError},
+		{"select db.t.a from t", "database qualifier 'db.'", errs.ErBadDBError},
+		{"select db.t.* from t", "database qualifier 'db.'", errs.ErBadDBError},
+		{"select db.f(1)", "database qualifier 'db.'", errs.ErBadDBError},
 		{"select * from t into outfile '/tmp/x'", "INTO OUTFILE", exec.ErrNotImplemented},
 		{"select * from t for update", "FOR UPDATE", exec.ErrNotImplemented},
 		{"select * from t for update nowait", "FOR UPDATE NOWAIT", exec.ErrNotImplemented},
@@ -161,8 +162,8 @@ func TestCheckStatement(t *testing.T) {
 		{"select a from t group by a asc", "ASC/DESC after a GROUP BY item", exec.ErrNotImplemented},
 		{"show databases", "", nil}, // fails in bindShow, not here
 		{"show full processlist", "", nil},
-		{"show tables from db", "database 'db'", exec.ErrPlan},
-		{"show columns from db.t", "database qualifier 'db.'", exec.ErrPlan},
+		{"show tables from db", "database 'db'", errs.ErBadDBError},
+		{"show columns from db.t", "database qualifier 'db.'", errs.ErBadDBError},
 		{"show global variables", "SHOW GLOBAL VARIABLES", exec.ErrNotImplemented},
 		{"set global parallelism.default = 1", "SET GLOBAL", exec.ErrNotImplemented},
 		{"table t", "TABLE statement", exec.ErrNotImplemented},
