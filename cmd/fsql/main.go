@@ -108,7 +108,11 @@ SET KEY = VALUE (until the end of the prompt or script; write a key with
 SET KEY = DEFAULT. Each key with its default on this machine:
 `)
 	for _, st := range fsql.DefaultConfig().Settings() {
-		fmt.Fprintf(w, "  %s = %s\n      %s\n", st.Key, st.Value, st.Doc)
+		v := st.Value
+		if v == "" {
+			v = "''" // as SET writes the empty value
+		}
+		fmt.Fprintf(w, "  %s = %s\n      %s\n", st.Key, v, st.Doc)
 	}
 }
 

@@ -34,7 +34,11 @@ func TestHelp(t *testing.T) {
 	// Every key with its default and its meaning.
 	_, out, _ := runArgs(t, "help")
 	for _, st := range fsql.DefaultConfig().Settings() {
-		if !strings.Contains(out, "  "+st.Key+" = "+st.Value+"\n      "+st.Doc+"\n") {
+		v := st.Value
+		if v == "" {
+			v = "''"
+		}
+		if !strings.Contains(out, "  "+st.Key+" = "+v+"\n      "+st.Doc+"\n") {
 			t.Errorf("fsql help does not list %s = %s (%s)", st.Key, st.Value, st.Doc)
 		}
 	}

@@ -35,6 +35,10 @@ func metaHelp(w io.Writer) {
 		fmt.Fprintf(w, "  %-26s %s\n", c.usage, c.help)
 	}
 	fmt.Fprint(w, `
+SQL describes the data and the settings too: SHOW TABLES, DESCRIBE t,
+SHOW CREATE TABLE t, SHOW VARIABLES [LIKE '...'], and SET key = value or
+SET key = DEFAULT for the rest of the session (fsql help lists the keys).
+
 Keys: Up and Down walk the history, Tab completes keywords, tables and
 columns, Ctrl-C clears the line or cancels the running statement,
 Ctrl-D quits.
