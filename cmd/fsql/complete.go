@@ -63,6 +63,9 @@ func (c *completer) complete(line string, pos int) (head string, words []string,
 		}
 	}
 	statement := strings.Join(append(earlier, line), " ")
+	if takesKey(strings.Join(append(earlier, head), " ")) {
+		return head, settingKeys(word, strings.HasSuffix(head, "`")), tail
+	}
 	if i := strings.LastIndexByte(word, '.'); i >= 0 {
 		qualifier, prefix := word[:i], word[i+1:]
 		tables := c.namedTables(statement)
@@ -172,6 +175,41 @@ func (c *completer) columnsOf(tables []string) []string {
 	return out
 }
 
+// takesKey reports whether a setting's key comes next after before, the
+// statement up to the word being completed: right after SET (and SESSION,
+// LOCAL, @@session.) or after a comma of a SET statement.
+func takesKey(before string) bool {
+	f := strings.Fields(strings.ToLower(strings.TrimSuffix(before, "`")))
+	if len(f) == 0 || f[0] != "set" {
+		return false
+	}
+	last := f[len(f)-1]
+	switch {
+	case len(f) == 1, strings.HasSuffix(last, ","):
+		return true
+	case len(f) == 2 && (last == "session" || last == "local"):
+		return true
+	}
+	return false
+}
+
+// settingKeys are the keys starting with prefix, written as SET needs
+// them: a key with '-' in backquotes (only the closing one when the
+// opening one is typed).
+func settingKeys(prefix string, quoted bool) []string {
+	var out []string
+	for _, k := range withPrefix(fsql.ConfigKeys(), prefix) {
+		switch {
+		case quoted:
+			k += "`"
+		case strings.Contains(k, "-"):
+			k = "`" + k + "`"
+		}
+		out = append(out, k)
+	}
+	return out
+}
+
 // takesTable reports whether a table name follows the keyword.
 func takesTable(word string) bool {
 	switch strings.ToLower(word) {
@@ -233,15 +271,16 @@ func keywordsFor(word string) []string {
 	return out
 }
 
-// sqlKeywords are the words of the statements fsql runs, and its
-// aggregate and window functions.
+// sqlKeywords are the words of the statements fsql runs (SELECT, SHOW,
+// DESCRIBE, SET), and its aggregate and window functions.
 var sqlKeywords = []string{
-	"ALL", "AND", "ANALYZE", "AS", "ASC", "AVG", "BETWEEN", "BY", "CASE", "CAST", "COALESCE",
-	"COLLATE", "COUNT", "CROSS", "CURRENT", "DATE", "DECIMAL", "DENSE_RANK", "DESC",
-	"DISTINCT", "ELSE", "END", "EXCEPT", "EXISTS", "EXPLAIN", "FALSE", "FIRST", "FOLLOWING",
-	"FROM", "GROUP", "GROUPING", "HAVING", "IN", "INNER", "INTERSECT", "INTERVAL", "IS",
-	"JOIN", "LAST", "LEFT", "LIKE", "LIMIT", "MAX", "MIN", "NOT", "NULL", "NULLS", "OFFSET",
-	"ON", "OR", "ORDER", "OUTER", "OVER", "PARTITION", "PRECEDING", "RANGE", "RANK", "RIGHT",
-	"ROLLUP", "ROW", "ROWS", "ROW_NUMBER", "SELECT", "SUM", "THEN", "TRUE", "UNBOUNDED",
-	"UNION", "USING", "VALUES", "WHEN", "WHERE", "WINDOW", "WITH",
+	"ALL", "AND", "ANALYZE", "AS", "ASC", "AVG", "BETWEEN", "BUILTINS", "BY", "CASE", "CAST",
+	"COALESCE", "COLLATE", "COLUMNS", "COUNT", "CREATE", "CROSS", "CURRENT", "DATE", "DECIMAL",
+	"DEFAULT", "DENSE_RANK", "DESC", "DESCRIBE", "DISTINCT", "ELSE", "END", "EXCEPT", "EXISTS",
+	"EXPLAIN", "FALSE", "FIRST", "FOLLOWING", "FROM", "FULL", "GROUP", "GROUPING", "HAVING",
+	"IN", "INNER", "INTERSECT", "INTERVAL", "IS", "JOIN", "LAST", "LEFT", "LIKE", "LIMIT",
+	"MAX", "MIN", "NOT", "NULL", "NULLS", "OFFSET", "ON", "OR", "ORDER", "OUTER", "OVER",
+	"PARTITION", "PRECEDING", "RANGE", "RANK", "RIGHT", "ROLLUP", "ROW", "ROWS", "ROW_NUMBER",
+	"SELECT", "SESSION", "SET", "SHOW", "SUM", "TABLE", "TABLES", "THEN", "TRUE", "UNBOUNDED",
+	"UNION", "USING", "VALUES", "VARIABLES", "WHEN", "WHERE", "WINDOW", "WITH",
 }

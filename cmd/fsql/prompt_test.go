@@ -74,6 +74,17 @@ func TestCompletion(t *testing.T) {
 		{nil, ".mode c", ".mode ", "csv", ""},
 		{[]string{"select"}, ".ti", "", "", ""}, // inside a statement: not a command
 		{nil, "select 'abc", "select '", "", ""},
+		{nil, "sh", "", "show", ""},
+		{nil, "show tab", "show ", "table tables", ""},
+		{nil, "show var", "show ", "variables", ""},
+		{nil, "describe st", "describe ", "store store_sales", ""},
+		// SET completes the keys, a key with '-' in backquotes.
+		{nil, "set paral", "set ", "parallelism.default", ""},
+		{nil, "SET SESSION parallelism.d", "SET SESSION ", "parallelism.default", ""},
+		{nil, "set execution.memory.q", "set ", "`execution.memory.query-budget`", ""},
+		{nil, "set `execution.memory.q", "set `", "execution.memory.query-budget`", ""},
+		{[]string{"set parallelism.default = 2,"}, "csv.h", "", "csv.header", ""},
+		{nil, "set parallelism.default = def", "set parallelism.default = ", "default", ""},
 	} {
 		earlier = tc.earlier
 		line, pos := tc.line, len([]rune(tc.line))
