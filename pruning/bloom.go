@@ -1,8 +1,9 @@
 package pruning
 
 import (
-	"hash/maphash"
 	"math/bits"
+
+	"github.com/zeebo/xxh3"
 )
 
 // bloomFilter is a split-block bloom filter (the layout Parquet uses):
@@ -135,8 +136,9 @@ func (s *scalableBloom) has(h uint64) bool {
 	return false
 }
 
-// hashInt mixes an integer key (murmur3's 64-bit finalizer): consecutive
-// keys, the common case for surrogate keys, land far apart.
+// hashInt mixes an integer key (murmur3's 64-bit finalizer, a fixed
+// function like hashString): consecutive keys, the common case for
+// surrogate keys, land far apart.
 func hashInt(v int64) uint64 {
 	x := uint64(v)
 	x ^= x >> 33
@@ -147,8 +149,8 @@ func hashInt(v int64) uint64 {
 	return x
 }
 
-// stringSeed is fixed per process: collectors and scans of one query run
-// in the same process, so they hash alike.
-var stringSeed = maphash.MakeSeed()
-
-func hashString(s string) uint64 { return maphash.String(stringSeed, s) }
+// hashString hashes a string key with XXH3-64 (seed 0), a fixed function:
+// a filter built by collectors in one process is tested by scans in
+// another, so the hash must not depend on the process (as maphash's
+// random seed does). bloom_test.go pins known values.
+func hashString(s string) uint64 { return xxh3.HashString(s) }
