@@ -2,7 +2,7 @@ GO ?= go
 # Scale of the TPC-DS data `make run` and `make bench` use.
 SCALE ?= 1
 
-.PHONY: build test test-race bench bench-dpp bench-vs-duckdb run answers fmt vet
+.PHONY: build test test-race bench bench-dpp bench-vs-duckdb run answers fmt vet proto
 
 build:
 	$(GO) build ./...
@@ -39,6 +39,16 @@ fmt:
 
 vet:
 	$(GO) vet ./...
+
+# Regenerate the plan wire format's Go code (planwire/pb/plan.pb.go, which
+# is committed) after editing planwire/pb/plan.proto. Needs protoc
+# (apt-get install protobuf-compiler) and protoc-gen-go at go.mod's
+# google.golang.org/protobuf version on PATH.
+PROTOC_GEN_GO_VERSION ?= v1.36.12
+proto:
+	export PATH="$$PATH:$$($(GO) env GOPATH)/bin"; \
+	command -v protoc-gen-go >/dev/null || $(GO) install google.golang.org/protobuf/cmd/protoc-gen-go@$(PROTOC_GEN_GO_VERSION); \
+	cd planwire/pb && protoc --go_out=. --go_opt=paths=source_relative plan.proto
 
 # Regenerate the TPC-DS golden answers with DuckDB (tools/oracle, a separate
 # cgo module) from scale-0.2, seed-1 data; see testdata/tpcds/answers/README.md.

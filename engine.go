@@ -265,6 +265,11 @@ func (e *Engine) plan(ctx context.Context, res resources, stmt ast.StmtNode, env
 	if err != nil {
 		return nil, nil, err
 	}
+	if e.planHook != nil {
+		if root, err = e.planHook(root, res.catalog); err != nil {
+			return nil, nil, err
+		}
+	}
 	return st, root, nil
 }
 

@@ -25,6 +25,10 @@ type Engine struct {
 	// catalogs are the catalogs opened for sessions whose catalog
 	// settings (csv.*, parquet.*, path-tables.*) differ from the engine's.
 	catalogs *catalogSet
+	// planHook, when set, replaces every physical plan before it runs or
+	// EXPLAIN prints it. Only tests set it (export_test.go), to send every
+	// plan through its wire form (package planwire) and run the decoded one.
+	planHook func(root exec.Node, cat *hive.Catalog) (exec.Node, error)
 }
 
 // Rows streams the result of one query as Arrow record batches.

@@ -98,6 +98,10 @@ func TestExplainGolden(t *testing.T) {
 			if got != string(want) {
 				t.Errorf("EXPLAIN differs from %s (rerun with -update-plans and read the diff):\ngot:\n%s\nwant:\n%s", path, got, want)
 			}
+			// The plan decoded from its wire form is the same plan.
+			if wired := explain(t, eng.WithPlanHook(wireRoundTrip), q); wired != got {
+				t.Errorf("EXPLAIN of the plan decoded from the wire differs:\n%s\nwant:\n%s", wired, got)
+			}
 		})
 	}
 }

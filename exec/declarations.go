@@ -17,12 +17,13 @@ type SingleTasker interface {
 }
 
 // SizedSource is implemented by leaves whose input size is known only at
-// run time (a Scan, after static and, when it has a dynamic pruner,
+// run time (a Scan, after static and, when it has dynamic filters,
 // dynamic pruning). When the stage holding the leaf is scheduled (after
 // the stages it depends on finished) the runtime asks for the bytes and
 // the number of files with rows left it will read, to decide the stage's
-// parallelism. tc carries the query's budget and allocator; its Task and
-// Parallelism are not set. An error fails the query.
+// parallelism. tc carries the run's services (budget, allocator,
+// dynamic-filter coordinator); its Task and Parallelism are not set. An
+// error fails the query.
 type SizedSource interface {
 	SourceSize(ctx context.Context, tc *TaskContext) (bytes int64, files int, err error)
 }

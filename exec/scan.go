@@ -177,9 +177,9 @@ func (s *Scan) splits(dp *pruning.Decision) []Split {
 // SourceSize implements SizedSource: the bytes and files with rows left of
 // the splits the tasks will read. A dynamically pruned scan is sized by
 // what survives: its collectors finished before its stage became ready
-// (the OrderEnforce above it), so the pruner answers now as it will to the
-// tasks. If pruning fails the scan is sized statically; the tasks report
-// the error.
+// (the OrderEnforce above it), so the run's coordinator (in tc) answers
+// now as it will to the tasks. If pruning fails the scan is sized
+// statically; the tasks report the error.
 func (s *Scan) SourceSize(ctx context.Context, tc *TaskContext) (bytes int64, files int, err error) {
 	if s.Table == nil {
 		return 0, 0, nil

@@ -11,7 +11,7 @@ import (
 	"github.com/fsql-dev/fsql/exec/expr"
 )
 
-// RowGroupFilter returns a KeepRowGroup function for exec.Scan that skips
+// RowGroupFilter returns the row-group test of exec.Scan's Filters: it skips
 // row groups whose footer statistics prove some conjunct false for every
 // row. It recognises, on a file column (optionally under an exact widening
 // CAST):
