@@ -62,6 +62,12 @@ type Config struct {
 	// (execution.batch.adaptive.auto-parallelism.avg-data-volume-per-task).
 	// Default 16 MiB, Flink's.
 	AdaptiveBytesPerTask int64
+	// AdaptiveMinBytesPerTask is the least input a task is given when a
+	// stage is raised to fill free slots
+	// (execution.batch.adaptive.auto-parallelism.min-data-volume-per-task,
+	// fsql's own key; Flink sizes tasks for throughput only). Default
+	// 1 MiB, also when zero; negative turns filling off (the key's value 0).
+	AdaptiveMinBytesPerTask int64
 	// AdaptiveMinParallelism and AdaptiveMaxParallelism clamp the decided
 	// parallelism (execution.batch.adaptive.auto-parallelism.min-parallelism,
 	// ...max-parallelism). Defaults 1 and 128. The max is also the number of
@@ -121,12 +127,13 @@ func DefaultConfig() Config {
 		DynamicFiltering:       true,
 		DynamicFilterMaxValues: 65536,
 
-		Adaptive:               true,
-		AdaptiveBytesPerTask:   16 << 20,
-		AdaptiveMinParallelism: 1,
-		AdaptiveMaxParallelism: 128,
-		SkewFactor:             4,
-		SkewThreshold:          256 << 20,
+		Adaptive:                true,
+		AdaptiveBytesPerTask:    16 << 20,
+		AdaptiveMinBytesPerTask: 1 << 20,
+		AdaptiveMinParallelism:  1,
+		AdaptiveMaxParallelism:  128,
+		SkewFactor:              4,
+		SkewThreshold:           256 << 20,
 
 		CSV: hive.DefaultCSVOptions(),
 	}
@@ -251,6 +258,29 @@ var configKeys = map[string]configKey{
 			return nil
 		},
 		get: func(c *Config) string { return formatBytes(c.AdaptiveBytesPerTask) },
+	},
+	"execution.batch.adaptive.auto-parallelism.min-data-volume-per-task": {
+		doc: "least input bytes a task gets when a stage is raised to fill free slots; 0 turns that off",
+		set: func(c *Config, v string) error {
+			var n int64
+			if err := setBytes(&n, v); err != nil {
+				return err
+			}
+			switch {
+			case n < 0:
+				return fmt.Errorf("want a byte size, got %q", v)
+			case n == 0:
+				n = -1 // off; a zero field means the default
+			}
+			c.AdaptiveMinBytesPerTask = n
+			return nil
+		},
+		get: func(c *Config) string {
+			if c.AdaptiveMinBytesPerTask < 0 {
+				return "0"
+			}
+			return formatBytes(c.AdaptiveMinBytesPerTask)
+		},
 	},
 	"execution.batch.adaptive.auto-parallelism.min-parallelism": {
 		doc: "lowest decided parallelism",

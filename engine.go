@@ -173,6 +173,7 @@ func adaptiveConfig(cfg Config) policy.AdaptiveConfig {
 	return policy.AdaptiveConfig{
 		Enabled:            cfg.Adaptive,
 		BytesPerTask:       cfg.AdaptiveBytesPerTask,
+		MinBytesPerTask:    cfg.AdaptiveMinBytesPerTask,
 		MinParallelism:     cfg.AdaptiveMinParallelism,
 		MaxParallelism:     cfg.AdaptiveMaxParallelism,
 		SkewFactor:         cfg.SkewFactor,

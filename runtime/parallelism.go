@@ -45,10 +45,10 @@ func stageInput(ctx context.Context, s *Stage, bufs []*shuffle.Buffer, tc *exec.
 
 // decideParallelism picks a stage's task count when it is scheduled, after
 // its inputs are complete, and records why on r.Decision. Adaptive: from
-// the bytes its producers wrote or the files it scans
-// (policy.DecideParallelism); otherwise the run's fixed parallelism.
+// the bytes its producers wrote or the files it scans, and the slots free
+// now (policy.DecideParallelism); otherwise the run's fixed parallelism.
 // Either way 1 where more tasks would repeat rows.
-func decideParallelism(ctx context.Context, r *StageRun, bufs []*shuffle.Buffer, cfg *RunConfig, services *exec.TaskContext) (int, error) {
+func decideParallelism(ctx context.Context, r *StageRun, bufs []*shuffle.Buffer, cfg *RunConfig, services *exec.TaskContext, freeSlots int) (int, error) {
 	s := r.Stage
 	var in policy.ParallelismInput
 	if cfg.Adaptive.Enabled {
@@ -58,6 +58,7 @@ func decideParallelism(ctx context.Context, r *StageRun, bufs []*shuffle.Buffer,
 		if in, err = stageInput(ctx, s, bufs, &tc); err != nil {
 			return 0, err
 		}
+		in.FreeSlots = freeSlots
 	} else {
 		in.Single = needsSingleTask(s)
 	}

@@ -141,6 +141,12 @@ func (s *scheduler) FreeSlots() int {
 	return n
 }
 
+// unclaimedSlots is FreeSlots less the attempts already queued for them:
+// what a stage being scheduled now can fill without waiting.
+func (s *scheduler) unclaimedSlots() int {
+	return max(s.FreeSlots()-len(s.queue), 0)
+}
+
 // fail records the query's first error and stops the query.
 func (s *scheduler) fail(err error) {
 	if s.failure == nil {
@@ -422,7 +428,7 @@ func (s *scheduler) launch(ctx context.Context, r *StageRun) error {
 		inBufs = append(inBufs, b)
 		bufs[ex] = b
 	}
-	p, err := decideParallelism(ctx, r, inBufs, s.cfg, &s.services)
+	p, err := decideParallelism(ctx, r, inBufs, s.cfg, &s.services, s.unclaimedSlots())
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,11 @@ type AdaptiveConfig struct {
 	// BytesPerTask is the input volume one task should get
 	// (avg-data-volume-per-task). Zero means 16 MiB.
 	BytesPerTask int64
+	// MinBytesPerTask is the least input a task is given to fill slots
+	// that would otherwise idle (fsql's
+	// min-data-volume-per-task; Flink sizes for throughput only). Zero
+	// means 1 MiB; negative turns filling off.
+	MinBytesPerTask int64
 	// MinParallelism and MaxParallelism clamp the decision. Zero means 1
 	// and 128.
 	MinParallelism, MaxParallelism int
@@ -29,11 +34,18 @@ type AdaptiveConfig struct {
 	BroadcastThreshold int64
 }
 
+// DefaultMinBytesPerTask is the least input a task gets when it is
+// started only to fill a free slot. Below about a megabyte of Parquet a
+// task's fixed cost (opening files, building a hash table, the exchange
+// and the scheduler's round trip, about a millisecond) is no longer small
+// against its work.
+const DefaultMinBytesPerTask = 1 << 20
+
 // DefaultAdaptiveConfig is Flink's defaults, enabled, with the skew and
 // broadcast defaults of fsql's Config.
 func DefaultAdaptiveConfig() AdaptiveConfig {
 	return AdaptiveConfig{
-		Enabled: true, BytesPerTask: 16 << 20, MinParallelism: 1, MaxParallelism: 128,
+		Enabled: true, BytesPerTask: 16 << 20, MinBytesPerTask: DefaultMinBytesPerTask, MinParallelism: 1, MaxParallelism: 128,
 		SkewFactor: 4, SkewThreshold: 256 << 20, BroadcastThreshold: 10 << 20,
 	}
 }
@@ -42,6 +54,9 @@ func DefaultAdaptiveConfig() AdaptiveConfig {
 func (c AdaptiveConfig) Normalized() AdaptiveConfig {
 	if c.BytesPerTask <= 0 {
 		c.BytesPerTask = 16 << 20
+	}
+	if c.MinBytesPerTask == 0 {
+		c.MinBytesPerTask = DefaultMinBytesPerTask
 	}
 	if c.MinParallelism <= 0 {
 		c.MinParallelism = 1
@@ -71,6 +86,11 @@ type ParallelismInput struct {
 	// Files is the number of files with rows left that the stage scans, 0
 	// when it scans none: more tasks than files would idle.
 	Files int
+	// FreeSlots is the scheduler's free slots when the stage is scheduled
+	// (Scheduler.FreeSlots, the runtime's one definition): a stage whose
+	// bytes ask for fewer tasks is raised to use them, down to
+	// MinBytesPerTask each.
+	FreeSlots int
 }
 
 // ParallelismDecision is a stage's decided parallelism and why, for
@@ -111,7 +131,8 @@ func (d ParallelismDecision) String() string {
 }
 
 // DecideParallelism is the scheduler's one decision per stage. Adaptive:
-// ceil(Bytes / per-task target) clamped to [min, max], to the key groups
+// ceil(Bytes / per-task target), raised to the free slots while each task
+// keeps at least MinBytesPerTask, clamped to [min, max], to the key groups
 // and to the files scanned, 1 for single-task stages. As in Flink, a
 // broadcast input lowers the per-task target by its size, at most by
 // half, since every task reads it whole. Adaptive off: fixed, or 1 for
@@ -133,6 +154,17 @@ func DecideParallelism(in ParallelismInput, cfg AdaptiveConfig, fixed int) Paral
 	if p < cfg.MinParallelism {
 		p = cfg.MinParallelism
 		d.Clamps = append(d.Clamps, fmt.Sprintf("raised to min-parallelism %d", p))
+	}
+	// Flink's rule sizes tasks for a busy cluster. When slots are free
+	// now, fewer tasks than slots only makes the query wait: raise the
+	// parallelism to the free slots, as long as each task still gets
+	// MinBytesPerTask.
+	if cfg.MinBytesPerTask > 0 && in.FreeSlots > p {
+		fill := int(min(in.FreeSlots, int((in.Bytes+cfg.MinBytesPerTask-1)/cfg.MinBytesPerTask)))
+		if fill > p {
+			p = fill
+			d.Clamps = append(d.Clamps, fmt.Sprintf("raised to %d free slots (at least %s per task)", p, FormatBytes(cfg.MinBytesPerTask)))
+		}
 	}
 	if p > cfg.MaxParallelism {
 		p = cfg.MaxParallelism

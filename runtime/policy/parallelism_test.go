@@ -24,6 +24,16 @@ func TestDecideParallelism(t *testing.T) {
 		{"key groups clamp", ParallelismInput{Bytes: 1000 * mb, KeyGroups: 10}, on, 4, 10, "lowered to 10 key groups"},
 		{"files clamp", ParallelismInput{Bytes: 1000 * mb, Files: 3}, on, 4, 3, "lowered to 3 files"},
 		{"single task", ParallelismInput{Bytes: 1000 * mb, Single: true}, on, 4, 1, "single task"},
+		// Free slots raise a stage whose bytes ask for fewer tasks, down to
+		// MinBytesPerTask (1 MiB by default) per task.
+		{"fills free slots", ParallelismInput{Bytes: 9 * mb, KeyGroups: 128, FreeSlots: 4}, on, 4, 4, "raised to 4 free slots"},
+		{"fill keeps a megabyte per task", ParallelismInput{Bytes: 3*mb + 1, KeyGroups: 128, FreeSlots: 8}, on, 4, 4, "raised to 4 free slots"},
+		{"too small to fill", ParallelismInput{Bytes: mb / 2, KeyGroups: 128, FreeSlots: 8}, on, 4, 1, "-> 1"},
+		{"no free slot", ParallelismInput{Bytes: 9 * mb, KeyGroups: 128}, on, 4, 1, "-> 1"},
+		{"bytes already ask for more", ParallelismInput{Bytes: 64 * mb, KeyGroups: 128, FreeSlots: 2}, on, 4, 4, "-> 4"},
+		{"fill off", ParallelismInput{Bytes: 9 * mb, KeyGroups: 128, FreeSlots: 4}, AdaptiveConfig{Enabled: true, MinBytesPerTask: -1}, 4, 1, "-> 1"},
+		{"fill within the files", ParallelismInput{Bytes: 9 * mb, Files: 2, FreeSlots: 4}, on, 4, 2, "lowered to 2 files"},
+		{"single task ignores free slots", ParallelismInput{Bytes: 9 * mb, Single: true, FreeSlots: 4}, on, 4, 1, "single task"},
 		// A broadcast input takes at most half of the per-task target.
 		{"broadcast share", ParallelismInput{Bytes: 64 * mb, BroadcastBytes: 8 * mb, KeyGroups: 128}, on, 4, 8, "target 8.0MiB"},
 		{"broadcast capped", ParallelismInput{Bytes: 64 * mb, BroadcastBytes: 100 * mb, KeyGroups: 128}, on, 4, 8, "broadcast 100.0MiB"},
