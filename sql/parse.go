@@ -52,14 +52,27 @@ func fullOuterJoinAt(msg string) (string, bool) {
 }
 
 // setDashed finds SET key = ... with an unquoted '-' in the key, which
-// MySQL's grammar reads as a minus: SET execution.memory.query-budget.
-var setDashed = regexp.MustCompile(`(?is)(?:^|;)\s*set\s+(?:session\s+|local\s+|@@(?:session\.|local\.)?)?([a-z_][\w.]*-[\w.-]*)\s*(?::=|=)`)
+// MySQL's grammar reads as a minus: SET execution.memory.query-budget,
+// also as a later assignment (SET a = 1, csv.field-delimiter = ';').
+var (
+	setStatement = regexp.MustCompile(`(?is)^\s*set\s`)
+	setDashed    = regexp.MustCompile(`(?is)^\s*(?:session\s+|local\s+|@@(?:session\.|local\.)?)?([a-z_][\w.]*-[\w.-]*)\s*(?::=|=)`)
+)
 
 // dashedSetKey returns the first such key in a script that failed to
-// parse, or "".
+// parse, or "". It splits the script at every ';' and a SET at every ','
+// (quotes are not tracked: a hint, not a parse).
 func dashedSetKey(text string) string {
-	if m := setDashed.FindStringSubmatch(text); m != nil {
-		return m[1]
+	for _, stmt := range strings.Split(text, ";") {
+		loc := setStatement.FindStringIndex(stmt)
+		if loc == nil {
+			continue
+		}
+		for _, a := range strings.Split(stmt[loc[1]:], ",") {
+			if m := setDashed.FindStringSubmatch(a); m != nil {
+				return m[1]
+			}
+		}
 	}
 	return ""
 }

@@ -65,6 +65,8 @@ func TestDashedSetKeyHint(t *testing.T) {
 		{"set @@session.csv.field-delimiter = ';'", "csv.field-delimiter"},
 		{"select a-b from t where", ""},
 		{"set a = b-c x", ""},
+		{"set csv.header = on, csv.field-delimiter = tab", "csv.field-delimiter"},
+		{"set a = 1; select x-y, z-w = 1 from t", ""},
 	} {
 		if got := dashedSetKey(c.sql); got != c.want {
 			t.Errorf("%s: %q, want %q", c.sql, got, c.want)
