@@ -51,9 +51,9 @@ func (e *Engine) Refresh(ctx context.Context) error {
 	for _, c := range append([]*hive.Catalog{e.catalog}, e.catalogs.all()...) {
 		if err := c.Refresh(ctx); err != nil {
 			if ctx.Err() != nil {
-				return ctx.Err()
+				return classify(ctx.Err())
 			}
-			return fmt.Errorf("%w: %w", exec.ErrPlan, err)
+			return errs.Wrap(errs.IO, "%w", err)
 		}
 	}
 	return nil
@@ -245,7 +245,7 @@ func (e *Engine) plan(ctx context.Context, res resources, stmt ast.StmtNode, env
 	// listed and validated once, and all its tasks read those files.
 	snap, err := res.catalog.Snapshot()
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %v", exec.ErrPlan, err)
+		return nil, nil, errs.Wrap(errs.IO, "%w", err)
 	}
 	st, err = sql.NewBinder(snap).BindEnv(ctx, stmt, env)
 	if err != nil {

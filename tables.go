@@ -2,12 +2,11 @@ package fsql
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/fsql-dev/fsql/connectors/hive"
-	"github.com/fsql-dev/fsql/exec"
+	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/exec/expr"
 )
 
@@ -19,7 +18,7 @@ var ErrNoTable = hive.ErrNoTable
 func (e *Engine) Tables() ([]string, error) {
 	snap, err := e.catalog.Snapshot()
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", exec.ErrPlan, err)
+		return nil, errs.Wrap(errs.IO, "%w", err)
 	}
 	return snap.TableNames(), nil
 }
@@ -41,16 +40,15 @@ type Column struct {
 // An unknown name is an error wrapping ErrNoTable that lists the tables.
 func (e *Engine) Columns(ctx context.Context, name string) ([]Column, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, classify(err)
 	}
 	snap, err := e.catalog.Snapshot()
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", exec.ErrPlan, err)
+		return nil, errs.Wrap(errs.IO, "%w", err)
 	}
 	t, err := snap.Table(name)
 	if err != nil {
-		// As the binder reports a table it cannot look up.
-		return nil, fmt.Errorf("%w: %w", exec.ErrPlan, err)
+		return nil, errs.Wrap(errs.UnknownName, "%w", err)
 	}
 	cols := make([]Column, t.Schema.NumFields())
 	for i, f := range t.Schema.Fields() {

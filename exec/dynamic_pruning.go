@@ -78,7 +78,7 @@ func (st *scanStream) rowFilter(b arrow.RecordBatch) (arrow.RecordBatch, error) 
 	}
 	out, err := compute.FilterRecordBatch(compute.WithAllocator(context.Background(), alloc), b, mask, compute.DefaultFilterOptions())
 	if err != nil {
-		return nil, fmt.Errorf("%w: dynamic row filter: %v", ErrInternal, err)
+		return nil, errs.Wrap(errs.Internal, "dynamic row filter: %w", err)
 	}
 	return out, nil
 }

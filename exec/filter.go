@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute"
 
+	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/exec/expr"
 )
 
@@ -97,7 +98,7 @@ func filterBatch(ec *expr.Context, cond expr.Expr, b arrow.RecordBatch) (arrow.R
 	ctx := compute.WithAllocator(context.Background(), ec.Alloc)
 	out, err := compute.FilterRecordBatch(ctx, b, mask, compute.DefaultFilterOptions())
 	if err != nil {
-		return nil, fmt.Errorf("%w: filtering: %v", ErrInternal, err)
+		return nil, errs.Wrap(errs.Internal, "filtering: %w", err)
 	}
 	return out, nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/exec/expr"
 )
 
@@ -579,7 +580,7 @@ func takeArrays(alloc memory.Allocator, cols []arrow.Array, idx []int32) ([]arro
 		t, err := compute.TakeArray(ctx, c, ia)
 		if err != nil {
 			releaseArrays(out)
-			return nil, fmt.Errorf("%w: gathering rows: %v", ErrInternal, err)
+			return nil, errs.Wrap(errs.Internal, "gathering rows: %w", err)
 		}
 		out = append(out, t)
 	}
@@ -687,7 +688,7 @@ func concatColumns(alloc memory.Allocator, schema *arrow.Schema, batches []arrow
 		a, err := array.Concatenate(parts, alloc)
 		if err != nil {
 			releaseArrays(out)
-			return nil, fmt.Errorf("%w: concatenating batches: %v", ErrInternal, err)
+			return nil, errs.Wrap(errs.Internal, "concatenating batches: %w", err)
 		}
 		out[c] = a
 	}
@@ -766,7 +767,7 @@ func castArray(alloc memory.Allocator, a arrow.Array, to arrow.DataType) (arrow.
 	ctx := compute.WithAllocator(context.Background(), alloc)
 	out, err := compute.CastArray(ctx, a, compute.SafeCastOptions(to))
 	if err != nil {
-		return nil, fmt.Errorf("%w: converting %s to %s: %v", ErrExecution, a.DataType(), to, err)
+		return nil, errs.Wrap(errs.Execution, "converting %s to %s: %w", a.DataType(), to, err)
 	}
 	return out, nil
 }

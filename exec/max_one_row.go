@@ -6,6 +6,8 @@ import (
 	"io"
 
 	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/fsql-dev/fsql/errs"
 )
 
 // MaxOneRow passes through the single row of its input, or nothing, and
@@ -66,7 +68,7 @@ func (s *maxOneRowStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			if row != nil {
 				row.Release()
 			}
-			return nil, fmt.Errorf("%w: a scalar subquery returned more than one row", ErrExecution)
+			return nil, errs.New(errs.ErSubqueryNo1Row, "a scalar subquery returned more than one row")
 		}
 		row = b
 	}

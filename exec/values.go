@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute"
 
+	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/exec/expr"
 )
 
@@ -100,7 +101,7 @@ func (s *valuesStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		releaseArrays(parts)
 		if err != nil {
 			releaseArrays(cols[:c])
-			return nil, fmt.Errorf("%w: VALUES column %d: %v", ErrInternal, c+1, err)
+			return nil, errs.Wrap(errs.Internal, "VALUES column %d: %w", c+1, err)
 		}
 		cols[c] = col
 	}

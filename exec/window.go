@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/exec/expr"
 )
 
@@ -485,13 +486,13 @@ func concatArrays(alloc memory.Allocator, a, b arrow.Array) (arrow.Array, error)
 	if expr.CollationOf(a.DataType()) != nil {
 		s, err := array.Concatenate([]arrow.Array{expr.Storage(a), expr.Storage(b)}, alloc)
 		if err != nil {
-			return nil, fmt.Errorf("%w: window default: %v", ErrInternal, err)
+			return nil, errs.Wrap(errs.Internal, "window default: %w", err)
 		}
 		return expr.Collated(a.DataType(), s), nil
 	}
 	out, err := array.Concatenate([]arrow.Array{a, b}, alloc)
 	if err != nil {
-		return nil, fmt.Errorf("%w: window default: %v", ErrInternal, err)
+		return nil, errs.Wrap(errs.Internal, "window default: %w", err)
 	}
 	return out, nil
 }
@@ -710,7 +711,7 @@ func (s *windowStream) rangeBounds(b FrameBound, l *layout) (*rangeBounds, error
 		if err != nil {
 			keys.Release()
 			bounds.Release()
-			return nil, fmt.Errorf("%w: RANGE frame over %s with a %s bound: %v", ErrPlan, key.DataType(), bounds.DataType(), err)
+			return nil, errs.Wrap(errs.Semantic, "RANGE frame over %s with a %s bound: %w", key.DataType(), bounds.DataType(), err)
 		}
 	}
 	cmp, err := crossCmp(keys, bounds)

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/fsql-dev/fsql/exec"
+	"github.com/fsql-dev/fsql/errs"
 )
 
 // Rule is one logical rewrite. Apply returns the rewritten plan and
@@ -74,7 +74,7 @@ func Optimize(p Plan, ctx *Context) (Plan, error) {
 					return nil, fmt.Errorf("optimizer rule %s: %w", r.Name(), err)
 				}
 				if err := sameOutput(before, np.Schema()); err != nil {
-					return nil, fmt.Errorf("%w: optimizer rule %s changed the query's output: %v", exec.ErrInternal, r.Name(), err)
+					return nil, errs.Wrap(errs.Internal, "optimizer rule %s changed the query's output: %w", r.Name(), err)
 				}
 				p, changed = np, changed || ch
 			}

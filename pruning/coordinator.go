@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/fsql-dev/fsql/errs"
 )
 
 // CoordinatorConfig sets the runtime filters of one run.
@@ -194,7 +196,7 @@ func (c *Collector) Add(task, attempt, parallelism int, keys []arrow.Array) erro
 	}
 	for i, a := range keys {
 		if err := st.keys[i].add(a); err != nil {
-			return fmt.Errorf("%w: dynamic filter %d, key %d: %v", ErrUnsupported, c.id, i, err)
+			return errs.Wrap(errs.Unsupported, "dynamic filter %d, key %d: %w", c.id, i, err)
 		}
 	}
 	return nil
@@ -245,7 +247,7 @@ func (c *Collector) Commit(task, attempt int) error {
 		}
 		for i, kb := range st.keys {
 			if err := c.keys[i].merge(kb); err != nil {
-				return fmt.Errorf("%w: dynamic filter %d, key %d: %v", ErrInternal, c.id, i, err)
+				return errs.Wrap(errs.Internal, "dynamic filter %d, key %d: %w", c.id, i, err)
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/exec"
 	"github.com/fsql-dev/fsql/pruning"
 	"github.com/fsql-dev/fsql/shuffle"
@@ -107,7 +108,7 @@ func newScheduler(g *JobGraph, cfg *RunConfig, e *Execution) (*scheduler, error)
 			mp = keygroup.DefaultMaxParallelism(cfg.Parallelism)
 		}
 		if err := keygroup.Check(1, mp); err != nil {
-			return nil, fmt.Errorf("%w: %s: %v", exec.ErrPlan, st.Output, err)
+			return nil, errs.Wrap(errs.Semantic, "%s: %w", st.Output, err)
 		}
 		if len(st.Output.Keys) == 0 {
 			return nil, fmt.Errorf("%w: %s has no keys", exec.ErrPlan, st.Output)
@@ -241,7 +242,7 @@ func (s *scheduler) place(ctx context.Context) {
 			slot++
 		}
 		if err := att.transition(Scheduled); err != nil {
-			s.fail(fmt.Errorf("%w: %v", exec.ErrInternal, err))
+			s.fail(errs.Wrap(errs.Internal, "%w", err))
 			return
 		}
 		s.busy[w][slot] = true
@@ -321,7 +322,7 @@ func (s *scheduler) ended(ctx context.Context, ev attemptEnded) {
 		state = Failed
 	}
 	if err := att.transition(state); err != nil {
-		s.fail(fmt.Errorf("%w: %v", exec.ErrInternal, err))
+		s.fail(errs.Wrap(errs.Internal, "%w", err))
 	}
 	switch {
 	case state == Finished && task.Committed == nil:
@@ -458,7 +459,7 @@ func (s *scheduler) launch(ctx context.Context, r *StageRun) error {
 	for _, ex := range st.Inputs {
 		if bufs[ex].Hashed() {
 			if err := keygroup.Check(p, s.keyGroup[ex]); err != nil {
-				return fmt.Errorf("%w: stage %d: %v", exec.ErrPlan, st.ID, err)
+				return errs.Wrap(errs.Semantic, "stage %d: %w", st.ID, err)
 			}
 		}
 	}

@@ -3,13 +3,13 @@ package shuffle
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/exec"
 )
 
@@ -88,7 +88,7 @@ func (g *batchGlue) flush() (arrow.RecordBatch, error) {
 			for _, x := range cols {
 				x.Release()
 			}
-			return nil, fmt.Errorf("%w: gluing exchange batches: %v", exec.ErrExecution, err)
+			return nil, errs.Wrap(errs.Execution, "gluing exchange batches: %w", err)
 		}
 		cols = append(cols, col)
 	}

@@ -2,13 +2,13 @@ package shuffle
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/exec"
 	"github.com/fsql-dev/fsql/exec/expr"
 	"github.com/fsql-dev/fsql/shuffle/keygroup"
@@ -158,7 +158,7 @@ func takeBatch(ctx context.Context, alloc memory.Allocator, b arrow.RecordBatch,
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			return nil, fmt.Errorf("%w: shuffle take: %v", exec.ErrExecution, err)
+			return nil, errs.Wrap(errs.Execution, "shuffle take: %w", err)
 		}
 		cols = append(cols, t)
 	}

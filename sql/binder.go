@@ -241,7 +241,7 @@ func (b *Binder) bindSetOpr(n *ast.SetOprStmt, outer *scope) (*bound, error) {
 			ops = append(ops, *after)
 		}
 		if i > 0 && len(q.names) != len(inputs[0].names) {
-			return nil, fmt.Errorf("%w: the SELECTs of a UNION have different numbers of columns (%d and %d)", exec.ErrPlan, len(inputs[0].names), len(q.names))
+			return nil, errs.New(errs.ErWrongNumberOfColumnsInSelect, "the SELECTs of a UNION have different numbers of columns (%d and %d)", len(inputs[0].names), len(q.names))
 		}
 		inputs = append(inputs, q)
 	}
@@ -256,7 +256,7 @@ func (b *Binder) bindSetOpr(n *ast.SetOprStmt, outer *scope) (*bound, error) {
 			}
 			ct, err := expr.CommonType(types[i], t)
 			if err != nil {
-				return nil, fmt.Errorf("%w: UNION column %d: %v", exec.ErrPlan, i+1, err)
+				return nil, errs.Wrap(errs.Semantic, "UNION column %d: %w", i+1, err)
 			}
 			types[i] = ct
 		}
@@ -305,7 +305,7 @@ func castTo(p planner.Plan, types []arrow.DataType, names []string) (planner.Pla
 			same = false
 			e, err := expr.NewCast(exprs[i], types[i])
 			if err != nil {
-				return nil, fmt.Errorf("%w: %v", exec.ErrPlan, err)
+				return nil, errs.Wrap(errs.Semantic, "%w", err)
 			}
 			exprs[i] = e
 		}

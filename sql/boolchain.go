@@ -1,7 +1,6 @@
 package sql
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -9,7 +8,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/opcode"
 	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
 
-	"github.com/fsql-dev/fsql/exec"
+	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/exec/expr"
 	"github.com/fsql-dev/fsql/planner"
 )
@@ -46,7 +45,7 @@ func (b *Binder) bindChain(x *ast.BinaryOperationExpr, c *exprCtx) (expr.Expr, e
 	fn := binaryOps[x.Op]
 	e, err := planner.Balanced(fn, bound)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", exec.ErrPlan, err)
+		return nil, errs.Wrap(errs.Semantic, "%w", err)
 	}
 	return e, nil
 }

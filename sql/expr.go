@@ -38,7 +38,7 @@ func (b *Binder) bindBool(n ast.ExprNode, c *exprCtx, where string) (expr.Expr, 
 		// WHERE NULL: operators read conditions as Boolean arrays.
 		c, err := expr.NewCast(e, arrow.FixedWidthTypes.Boolean)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", exec.ErrPlan, err)
+			return nil, errs.Wrap(errs.Semantic, "%w", err)
 		}
 		return expr.ConstantFold(c, b.alloc)
 	}
@@ -59,7 +59,7 @@ func (b *Binder) bindValue(n ast.ExprNode, c *exprCtx) (expr.Expr, error) {
 	}
 	f, err := planner.FoldConstants(e, b.alloc) // expr.ConstantFold in one pass
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", exec.ErrPlan, err)
+		return nil, errs.Wrap(errs.Semantic, "%w", err)
 	}
 	return f, nil
 }
@@ -67,7 +67,7 @@ func (b *Binder) bindValue(n ast.ExprNode, c *exprCtx) (expr.Expr, error) {
 func (b *Binder) call(fn string, args ...expr.Expr) (expr.Expr, error) {
 	e, err := expr.NewCall(fn, args...)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", exec.ErrPlan, err)
+		return nil, errs.Wrap(errs.Semantic, "%w", err)
 	}
 	return e, nil
 }
@@ -98,7 +98,7 @@ func (b *Binder) bindExpr(n ast.ExprNode, c *exprCtx) (expr.Expr, error) {
 				}
 				return nil, err
 			}
-			return nil, fmt.Errorf("%w: column '%s' is neither grouped nor aggregated; add it to GROUP BY or wrap it in an aggregate", exec.ErrPlan, columnText(cn.Name))
+			return nil, errs.New(errs.ErWrongFieldWithGroup, "column '%s' is neither grouped nor aggregated; add it to GROUP BY or wrap it in an aggregate", columnText(cn.Name))
 		}
 	}
 	switch x := n.(type) {
@@ -114,7 +114,7 @@ func (b *Binder) bindExpr(n ast.ExprNode, c *exprCtx) (expr.Expr, error) {
 		return literal(x)
 	case *ast.AggregateFuncExpr:
 		if c.agg == nil {
-			return nil, fmt.Errorf("%w: aggregate %s is not allowed here", exec.ErrPlan, restore(x))
+			return nil, errs.New(errs.ErInvalidGroupFuncUse, "aggregate %s is not allowed here", restore(x))
 		}
 		call, err := b.bindAggCall(x, c.agg.pre)
 		if err != nil {
@@ -128,7 +128,7 @@ func (b *Binder) bindExpr(n ast.ExprNode, c *exprCtx) (expr.Expr, error) {
 	case *ast.WindowFuncExpr:
 		e, ok := c.windows[x]
 		if !ok {
-			return nil, fmt.Errorf("%w: window function %s is not allowed here", exec.ErrPlan, restore(x))
+			return nil, errs.New(errs.ErWindowInvalidWindowFuncUse, "window function %s is not allowed here", restore(x))
 		}
 		return e, nil
 	case *ast.BinaryOperationExpr:
@@ -248,7 +248,7 @@ func (b *Binder) bindExpr(n ast.ExprNode, c *exprCtx) (expr.Expr, error) {
 		}
 		e, err := expr.NewCast(v, t)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", exec.ErrPlan, err)
+			return nil, errs.Wrap(errs.Semantic, "%w", err)
 		}
 		if n := x.Tp.GetFlen(); t.ID() == arrow.STRING && n >= 0 {
 			// CAST(x AS CHAR(n)) keeps the first n characters.
@@ -267,11 +267,11 @@ func (b *Binder) bindExpr(n ast.ExprNode, c *exprCtx) (expr.Expr, error) {
 		}
 		coll, err := expr.LookupCollation(x.Collate)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v in %s", exec.ErrNotImplemented, err, restore(x))
+			return nil, errs.Wrap(errs.Unsupported, "%w in %s", err, restore(x))
 		}
 		e, err := expr.NewCast(v, coll.Type())
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v in %s", exec.ErrPlan, err, restore(x))
+			return nil, errs.Wrap(errs.Semantic, "%w in %s", err, restore(x))
 		}
 		return e, nil
 	case *ast.FuncCallExpr:

@@ -7,6 +7,7 @@ import (
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
+	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/exec"
 	"github.com/fsql-dev/fsql/exec/expr"
 	"github.com/fsql-dev/fsql/planner"
@@ -73,7 +74,7 @@ func (b *Binder) joinCond(x *ast.Join, combined planner.Schema, leftWidth int, o
 				}
 			}
 			if li < 0 || ri < 0 {
-				return nil, fmt.Errorf("%w: unknown column '%s' in USING", exec.ErrPlan, u.Name.O)
+				return nil, errs.New(errs.ErBadFieldError, "unknown column '%s' in USING", u.Name.O)
 			}
 			eq, err := b.call("=", sc.column(li), sc.column(ri))
 			if err != nil {

@@ -1,7 +1,6 @@
 package sql
 
 import (
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -199,7 +198,7 @@ func (b *Binder) bindFunc(x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
 	case f.kind == windowKind:
 		return nil, fmt.Errorf("%w: window function %s needs an OVER clause", exec.ErrPlan, restore(x))
 	}
-	return nil, fmt.Errorf("%w: aggregate %s is not allowed here", exec.ErrPlan, restore(x))
+	return nil, errs.New(errs.ErInvalidGroupFuncUse, "aggregate %s is not allowed here", restore(x))
 }
 
 func (b *Binder) bindArgs(ns []ast.ExprNode, c *exprCtx) ([]expr.Expr, error) {
@@ -229,14 +228,12 @@ func (b *Binder) callAt(x ast.Node, fn string, args ...expr.Expr) (expr.Expr, er
 	return e, nil
 }
 
-// exprError maps an expression-layer error at bind time onto exec's
-// sentinels: an unsupported form is not implemented, anything else a
-// plan error.
+// exprError says where in the statement an expression-layer error at
+// bind time happened. The error keeps its kind (an unsupported form, a
+// type error); one the expression layer did not classify is a semantic
+// error.
 func exprError(err error, where string) error {
-	if errors.Is(err, expr.ErrUnsupported) {
-		return fmt.Errorf("%w: %s in %s", exec.ErrNotImplemented, strings.TrimPrefix(err.Error(), expr.ErrUnsupported.Error()+": "), where)
-	}
-	return fmt.Errorf("%w: %v in %s", exec.ErrPlan, err, where)
+	return errs.Wrap(errs.Semantic, "%w in %s", err, where)
 }
 
 // bindDateArith binds date_add/adddate/date_sub/subdate (and

@@ -11,7 +11,6 @@ import (
 
 	"github.com/fsql-dev/fsql/connectors/hive"
 	"github.com/fsql-dev/fsql/errs"
-	"github.com/fsql-dev/fsql/exec"
 	"github.com/fsql-dev/fsql/exec/expr"
 	"github.com/fsql-dev/fsql/internal/suggest"
 	"github.com/fsql-dev/fsql/planner"
@@ -47,7 +46,7 @@ func (s *scope) resolve(table, name string) (int, error) {
 			continue
 		}
 		if idx >= 0 {
-			return -1, fmt.Errorf("%w: column '%s' is ambiguous; qualify it with a table name", exec.ErrPlan, qualified(table, name))
+			return -1, errs.New(errs.ErNonUniqError, "column '%s' is ambiguous; qualify it with a table name", qualified(table, name))
 		}
 		idx = i
 	}

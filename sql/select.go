@@ -6,6 +6,7 @@ import (
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
+	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/exec"
 	"github.com/fsql-dev/fsql/exec/expr"
 	"github.com/fsql-dev/fsql/planner"
@@ -167,7 +168,7 @@ func (b *Binder) bindSelect(sel *ast.SelectStmt, outer *scope) (*bound, error) {
 					// SELECT * with GROUP BY: every column must be a group key.
 					idx, ok := actx.groupKeys[exprKey(sc.column(i))]
 					if !ok {
-						return nil, fmt.Errorf("%w: SELECT * with GROUP BY: column '%s' is neither grouped nor aggregated; add it to GROUP BY or list the columns", exec.ErrPlan, qualified(c.Table, c.Name))
+						return nil, errs.New(errs.ErWrongFieldWithGroup, "SELECT * with GROUP BY: column '%s' is neither grouped nor aggregated; add it to GROUP BY or list the columns", qualified(c.Table, c.Name))
 					}
 					exprs = append(exprs, cur.sc.column(idx))
 					names = append(names, c.Name)
@@ -179,7 +180,7 @@ func (b *Binder) bindSelect(sel *ast.SelectStmt, outer *scope) (*bound, error) {
 				n++
 			}
 			if n == 0 {
-				return nil, fmt.Errorf("%w: unknown table '%s' in '%s.*'", exec.ErrPlan, f.WildCard.Table.O, f.WildCard.Table.O)
+				return nil, errs.New(errs.ErBadTableError, "unknown table '%s' in '%s.*'", f.WildCard.Table.O, f.WildCard.Table.O)
 			}
 			continue
 		}

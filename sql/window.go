@@ -8,6 +8,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
 
+	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/exec"
 	"github.com/fsql-dev/fsql/exec/expr"
 	"github.com/fsql-dev/fsql/planner"
@@ -61,7 +62,7 @@ func resolveWindow(spec ast.WindowSpec, defs []ast.WindowSpec, where string, dep
 		}
 	}
 	if base == nil {
-		return spec, fmt.Errorf("%w: unknown window %s in %s", exec.ErrPlan, ref, where)
+		return spec, errs.New(errs.ErWindowNoSuchWindow, "unknown window %s in %s", ref, where)
 	}
 	out, err := resolveWindow(*base, defs, where, depth+1)
 	if err != nil {
@@ -260,7 +261,7 @@ func castIfNeeded(e expr.Expr, t arrow.DataType) (expr.Expr, error) {
 	}
 	c, err := expr.NewCast(e, t)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", exec.ErrPlan, err)
+		return nil, errs.Wrap(errs.Semantic, "%w", err)
 	}
 	return c, nil
 }

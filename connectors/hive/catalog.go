@@ -149,11 +149,11 @@ func open(dir string, opts Options, footers *footerCache) (*Catalog, error) {
 		root, err = filepath.Abs(root)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("opening data directory %s: %w", dir, err)
+		return nil, errs.Wrap(errs.IO, "opening data directory %s: %w", dir, err)
 	}
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, fmt.Errorf("opening data directory %s: %w", dir, err)
+		return nil, errs.Wrap(errs.IO, "opening data directory %s: %w", dir, err)
 	}
 	c := &Catalog{Dir: dir, opts: opts, root: root, footers: footers, entries: map[string]*entry{}, paths: map[string]*entry{}}
 	for _, e := range ents {
@@ -174,7 +174,7 @@ func open(dir string, opts Options, footers *footerCache) (*Catalog, error) {
 				continue
 			}
 			if err != nil {
-				linkErr = fmt.Errorf("%w: table folder %s is a symlink that cannot be followed: %v", ErrCorrupt, path, err)
+				linkErr = fmt.Errorf("%w: table folder %s is a symlink that cannot be followed: %w", ErrCorrupt, path, err)
 			}
 		default:
 			continue

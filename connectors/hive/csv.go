@@ -381,7 +381,7 @@ func newCSVTokenizer(f *os.File, path string, opts *CSVOptions) (*csvTokenizer, 
 				t.br = bufio.NewReader(strings.NewReader(""))
 				return t, nil
 			}
-			return nil, fmt.Errorf("%w: %s is not gzip data: %v", ErrCSV, path, err)
+			return nil, fmt.Errorf("%w: %s is not gzip data: %w", ErrCSV, path, err)
 		}
 		src = z
 	}

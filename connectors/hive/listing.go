@@ -177,7 +177,7 @@ func (l *lister) resolve(path string) (string, error) {
 		real, err = filepath.Abs(real)
 	}
 	if err != nil {
-		return "", fmt.Errorf("%w: table %s: cannot follow %s: %v", ErrCorrupt, l.table, path, err)
+		return "", fmt.Errorf("%w: table %s: cannot follow %s: %w", ErrCorrupt, l.table, path, err)
 	}
 	if rel, err := filepath.Rel(l.root, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return "", fmt.Errorf("%w: table %s: %s is a symlink to %s, outside the data directory %s; fsql follows links only within the data directory (copy or move the data in)",

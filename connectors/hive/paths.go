@@ -116,7 +116,7 @@ func (c *Catalog) loadPath(ctx context.Context, name string) (*Table, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("%w: no file or folder %s (%s; relative paths are relative to the data directory %s)", ErrNoTable, name, p, c.Dir)
 		}
-		return nil, fmt.Errorf("%w: %s: %v", ErrNoTable, name, err)
+		return nil, fmt.Errorf("%w: %s: %w", ErrNoTable, name, err)
 	}
 	if st.IsDir() {
 		raws, _, err := listTable(root, name, p, nil)
@@ -159,7 +159,7 @@ func (c *Catalog) loadGlob(ctx context.Context, l *lister, name, base, key strin
 			return nil, fmt.Errorf("%w: glob %s: ** must be a whole path segment (dir/**/x.parquet)", ErrNoTable, name)
 		}
 		if _, err := path.Match(p, ""); err != nil {
-			return nil, fmt.Errorf("%w: glob %s: bad pattern %q: %v", ErrNoTable, name, p, err)
+			return nil, fmt.Errorf("%w: glob %s: bad pattern %q: %w", ErrNoTable, name, p, err)
 		}
 	}
 	real, err := l.resolve(base)

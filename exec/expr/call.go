@@ -170,6 +170,17 @@ func argErr(fn string, args []Expr, why string) error {
 	return fmt.Errorf("%w: %s(%s) is not defined%s", ErrType, fn, strings.Join(ts, ", "), why)
 }
 
+// argCause is argErr for a reason that is an error: the error is kept as
+// the cause, so its kind and MySQL number (an illegal mix of collations,
+// an unsupported type) win over ErrType.
+func argCause(fn string, args []Expr, prefix string, err error) error {
+	ts := make([]string, len(args))
+	for i, a := range args {
+		ts[i] = typeSQL(a.DataType())
+	}
+	return fmt.Errorf("%w: %s(%s) is not defined: %s%w", ErrType, fn, strings.Join(ts, ", "), prefix, err)
+}
+
 func arity(fn string, args []Expr, lo, hi int) error {
 	if len(args) < lo || (hi >= 0 && len(args) > hi) {
 		want := fmt.Sprint(lo)

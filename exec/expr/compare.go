@@ -29,7 +29,7 @@ func bindCompare(fn string, args []Expr) (Expr, error) {
 	}
 	t, err := CommonType(args[0].DataType(), args[1].DataType())
 	if err != nil {
-		return nil, argErr(fn, args, err.Error())
+		return nil, argCause(fn, args, "", err)
 	}
 	if nt, ok := narrowType(args[0], args[1:]); ok {
 		t = nt

@@ -20,7 +20,7 @@ func branchType(fn string, all []Expr, es []Expr) (arrow.DataType, error) {
 	for _, e := range es[1:] {
 		nt, err := resultCommonType(t, e.DataType())
 		if err != nil {
-			return nil, argErr(fn, all, err.Error())
+			return nil, argCause(fn, all, "", err)
 		}
 		t = nt
 	}

@@ -75,7 +75,7 @@ func greatestType(fn string, args []Expr) (arrow.DataType, error) {
 		}
 		nt, err := CommonType(t, at)
 		if err != nil {
-			return nil, argErr(fn, args, err.Error())
+			return nil, argCause(fn, args, "", err)
 		}
 		t = nt
 	}

@@ -18,7 +18,7 @@ func bindIn(fn string, args []Expr) (Expr, error) {
 	for _, a := range args[1:] {
 		nt, err := CommonType(t, a.DataType())
 		if err != nil {
-			return nil, argErr(fn, args, err.Error())
+			return nil, argCause(fn, args, "", err)
 		}
 		t = nt
 	}

@@ -2,11 +2,12 @@ package expr
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute"
+
+	"github.com/fsql-dev/fsql/errs"
 )
 
 // Lazy evaluation. CASE (and IF, NULLIF), COALESCE (and IFNULL), AND and
@@ -152,7 +153,7 @@ func selectRows(ctx *Context, batch arrow.RecordBatch, sel []int32, cols []int) 
 		}
 		t, err := compute.TakeArray(compute.WithAllocator(context.Background(), ctx.Alloc), src, idx)
 		if err != nil {
-			return nil, fmt.Errorf("%w: selecting rows of column %s: %v", ErrInternal, batch.ColumnName(c), err)
+			return nil, errs.Wrap(errs.Internal, "selecting rows of column %s: %w", batch.ColumnName(c), err)
 		}
 		fields[c] = batch.Schema().Field(c)
 		arrs[c] = t

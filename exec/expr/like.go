@@ -27,12 +27,12 @@ func bindLike(fn string, args []Expr) (Expr, error) {
 	// An explicit collation on either side decides how characters match.
 	ct, err := collatedCommon(args[0].DataType(), lit.Type, tString)
 	if err != nil {
-		return nil, argErr(fn, args, err.Error())
+		return nil, argCause(fn, args, "", err)
 	}
 	coll := CollationOf(ct)
 	v, err := coerce(args[0], ct)
 	if err != nil {
-		return nil, argErr(fn, args, err.Error())
+		return nil, argCause(fn, args, "", err)
 	}
 	if lit, err = castLiteral(lit, tString); err != nil {
 		return nil, err

@@ -77,7 +77,7 @@ func bindGroupConcatArg(fn string, args []Expr) (Expr, error) {
 	for i := int(nv); i < len(rest); i += 2 {
 		k := rest[i]
 		if _, err := keyEncoderFor(k.DataType()); err != nil {
-			return nil, argErr("group_concat", args, "ORDER BY "+err.Error())
+			return nil, argCause("group_concat", args, "ORDER BY ", err)
 		}
 		d, isLit := rest[i+1].(*Literal)
 		dv, isBool := d.Value.(bool)

@@ -29,7 +29,7 @@ func stringArg(fn string, args []Expr, e Expr) (Expr, error) {
 	}
 	c, err := coerce(e, tString)
 	if err != nil {
-		return nil, argErr(fn, args, err.Error())
+		return nil, argCause(fn, args, "", err)
 	}
 	return c, nil
 }

@@ -5,6 +5,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/fsql-dev/fsql/errs"
 )
 
 // A decorrelated scalar subquery yields, per outer row, the number of rows
@@ -30,7 +32,7 @@ func scalarSubqueryKernel(_ *Context, args []arrow.Array, n int) (arrow.Array, e
 	}
 	for i := 0; i < n; i++ {
 		if counts.IsValid(i) && counts.Value(i) > 1 {
-			return nil, fmt.Errorf("%w: a scalar subquery returned more than one row (%d rows for one outer row; MySQL: Subquery returns more than 1 row)", ErrInvalidValue, counts.Value(i))
+			return nil, errs.New(errs.ErSubqueryNo1Row, "a scalar subquery returned more than one row (%d rows for one outer row; MySQL: Subquery returns more than 1 row)", counts.Value(i))
 		}
 	}
 	args[1].Retain()

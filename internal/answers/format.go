@@ -69,7 +69,7 @@ func Read(r io.Reader) (*Answer, error) {
 		s := sc.Text()
 		if strings.HasPrefix(s, "#") {
 			if err := a.header(s, &ts, &nrows, &sawColumns); err != nil {
-				return nil, fmt.Errorf("%w: line %d: %v", ErrFormat, line, err)
+				return nil, fmt.Errorf("%w: line %d: %w", ErrFormat, line, err)
 			}
 			continue
 		}
@@ -87,7 +87,7 @@ func Read(r io.Reader) (*Answer, error) {
 		for i, f := range fields {
 			v, err := parseValue(ts[i], f)
 			if err != nil {
-				return nil, fmt.Errorf("%w: line %d, column %d: %v", ErrFormat, line, i+1, err)
+				return nil, fmt.Errorf("%w: line %d, column %d: %w", ErrFormat, line, i+1, err)
 			}
 			row[i] = v
 		}
