@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/fsql-dev/fsql"
-	"github.com/fsql-dev/fsql/exec"
 )
 
 // Tables and Columns read the data directory as it is now: a table added
@@ -37,7 +36,7 @@ func TestTablesAndColumns(t *testing.T) {
 		t.Errorf("Columns(sales) = %+v", cols)
 	}
 	_, err = eng.Columns(context.Background(), "nope")
-	if !errors.Is(err, fsql.ErrNoTable) || !errors.Is(err, exec.ErrPlan) || !strings.Contains(err.Error(), "sales") {
+	if !errors.Is(err, fsql.ErrNoTable) || !errors.Is(err, fsql.ErrUnknownName) || !strings.Contains(err.Error(), "sales") {
 		t.Errorf("Columns(nope): %v, want ErrNoTable listing the tables", err)
 	}
 }
