@@ -7,10 +7,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/fsql-dev/fsql/connectors/hive"
 	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/internal/suggest"
+	"github.com/fsql-dev/fsql/runtime/policy"
 	"github.com/fsql-dev/fsql/shuffle/keygroup"
 	"github.com/fsql-dev/fsql/sql"
 )
@@ -82,6 +84,33 @@ type Config struct {
 	SkewFactor    float64
 	SkewThreshold int64
 
+	// Speculative runs a copy of an attempt the slow-task detector judged
+	// slow, on another worker, and commits whichever finishes first
+	// (execution.batch.speculative.enabled). Default false; see README,
+	// "Speculative execution and failover", for why.
+	Speculative bool
+	// SpeculativeMaxAttempts is the most attempts of one task running at
+	// once (execution.batch.speculative.max-concurrent-executions).
+	// Default 2.
+	SpeculativeMaxAttempts int
+	// BlockSlowNodeDuration is how long the worker of a slow attempt gets
+	// no new attempt, renewed while slow attempts run there
+	// (execution.batch.speculative.block-slow-node-duration). Default 1
+	// minute, Flink's.
+	BlockSlowNodeDuration time.Duration
+	// SlowTaskDetector is the detector's rule and thresholds (the
+	// slow-task-detector.* keys; defaults in
+	// policy.DefaultDetectorConfig: check every 100 ms, ratio 0.75,
+	// multiplier 1.5, lower bound 200 ms, mode progress).
+	SlowTaskDetector policy.DetectorConfig
+	// RestartAttempts is how many times one task is retried after
+	// attempts that failed with a retryable error
+	// (restart-strategy.fixed-delay.attempts); RestartDelay the wait
+	// before each retry (restart-strategy.fixed-delay.delay). Defaults 3
+	// and 100 ms.
+	RestartAttempts int
+	RestartDelay    time.Duration
+
 	// PathsOutsideData lets queries name files outside the data directory
 	// as tables: absolute paths, paths through "..", symlinks that lead
 	// out (path-tables.outside-data-dir). Default false, so a program
@@ -117,6 +146,7 @@ func (c Config) KeyGroups() int {
 
 // DefaultConfig returns the defaults documented on each field.
 func DefaultConfig() Config {
+	spec, restart := policy.DefaultSpeculationConfig(), policy.DefaultRestartConfig()
 	return Config{
 		Parallelism:            runtime.NumCPU(),
 		MaxParallelism:         0,
@@ -134,6 +164,13 @@ func DefaultConfig() Config {
 		AdaptiveMaxParallelism:  128,
 		SkewFactor:              4,
 		SkewThreshold:           256 << 20,
+
+		Speculative:            spec.Enabled,
+		SpeculativeMaxAttempts: spec.MaxConcurrent,
+		BlockSlowNodeDuration:  spec.BlockDuration,
+		SlowTaskDetector:       spec.Detector,
+		RestartAttempts:        restart.Attempts,
+		RestartDelay:           restart.Delay,
 
 		CSV: hive.DefaultCSVOptions(),
 	}
@@ -308,6 +345,77 @@ var configKeys = map[string]configKey{
 		doc: "a join key group must also be larger than this to be skewed",
 		set: func(c *Config, v string) error { return setBytes(&c.SkewThreshold, v) },
 		get: func(c *Config) string { return formatBytes(c.SkewThreshold) },
+	},
+	"execution.batch.speculative.enabled": {
+		doc: "run copies of slow attempts on other workers; the first to finish wins",
+		set: func(c *Config, v string) error { return setBool(&c.Speculative, v) },
+		get: func(c *Config) string { return strconv.FormatBool(c.Speculative) },
+	},
+	"execution.batch.speculative.max-concurrent-executions": {
+		doc: "most attempts of one task running at once (1: no copies)",
+		set: func(c *Config, v string) error { return setInt(&c.SpeculativeMaxAttempts, v, 1, 64) },
+		get: func(c *Config) string { return strconv.Itoa(c.SpeculativeMaxAttempts) },
+	},
+	"execution.batch.speculative.block-slow-node-duration": {
+		doc: "how long a slow attempt's worker gets no new attempt (0: no blocklist)",
+		set: func(c *Config, v string) error { return setDuration(&c.BlockSlowNodeDuration, v, false) },
+		get: func(c *Config) string { return c.BlockSlowNodeDuration.String() },
+	},
+	"slow-task-detector.check-interval": {
+		doc: "how often the slow-task detector runs",
+		set: func(c *Config, v string) error { return setDuration(&c.SlowTaskDetector.CheckInterval, v, true) },
+		get: func(c *Config) string { return c.SlowTaskDetector.CheckInterval.String() },
+	},
+	"slow-task-detector.execution-time.baseline-ratio": {
+		doc: "share of a stage's tasks that must finish before its attempts are judged, in [0, 1)",
+		set: func(c *Config, v string) error {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil || f < 0 || f >= 1 {
+				return fmt.Errorf("want a number in [0, 1), got %q", v)
+			}
+			c.SlowTaskDetector.BaselineRatio = f
+			return nil
+		},
+		get: func(c *Config) string { return strconv.FormatFloat(c.SlowTaskDetector.BaselineRatio, 'g', -1, 64) },
+	},
+	"slow-task-detector.execution-time.baseline-multiplier": {
+		doc: "the finished tasks' median time per input byte is multiplied by this into the baseline",
+		set: func(c *Config, v string) error {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil || f < 1 || math.IsInf(f, 0) {
+				return fmt.Errorf("want a number of at least 1, got %q", v)
+			}
+			c.SlowTaskDetector.BaselineMultiplier = f
+			return nil
+		},
+		get: func(c *Config) string { return strconv.FormatFloat(c.SlowTaskDetector.BaselineMultiplier, 'g', -1, 64) },
+	},
+	"slow-task-detector.execution-time.baseline-lower-bound": {
+		doc: "no attempt younger than this is slow",
+		set: func(c *Config, v string) error { return setDuration(&c.SlowTaskDetector.BaselineLowerBound, v, false) },
+		get: func(c *Config) string { return c.SlowTaskDetector.BaselineLowerBound.String() },
+	},
+	"slow-task-detector.mode": {
+		doc: "progress (input-bytes weighted baseline and time left at the attempt's own rate), input-bytes (Flink 1.17) or time-only (Flink 1.16)",
+		set: func(c *Config, v string) error {
+			m, err := policy.ParseDetectorMode(v)
+			if err != nil {
+				return err
+			}
+			c.SlowTaskDetector.Mode = m
+			return nil
+		},
+		get: func(c *Config) string { return c.SlowTaskDetector.Mode.String() },
+	},
+	"restart-strategy.fixed-delay.attempts": {
+		doc: "retries of one task after attempts failed with a transient error (0: none)",
+		set: func(c *Config, v string) error { return setInt(&c.RestartAttempts, v, 0, 1000) },
+		get: func(c *Config) string { return strconv.Itoa(c.RestartAttempts) },
+	},
+	"restart-strategy.fixed-delay.delay": {
+		doc: "wait before a failed attempt's retry",
+		set: func(c *Config, v string) error { return setDuration(&c.RestartDelay, v, false) },
+		get: func(c *Config) string { return c.RestartDelay.String() },
 	},
 	"path-tables.outside-data-dir": {
 		doc: "queries may name files outside the data directory (absolute paths, ..); the command line's default is true",
@@ -523,5 +631,45 @@ func setBytes(dst *int64, v string) error {
 		return fmt.Errorf("want a byte size such as 1048576, 64mb or 8gb, got %q", v)
 	}
 	*dst = n * mult
+	return nil
+}
+
+// setDuration accepts a Go duration (100ms, 1.5s, 1m) or Flink's form, a
+// number and a unit with or without a space (100 ms, 1 min, 2 h); a bare
+// number is milliseconds, as in Flink. positive refuses zero.
+func setDuration(dst *time.Duration, v string, positive bool) error {
+	bad := fmt.Errorf("want a duration such as 100ms, 1 s or 1 min, got %q", v)
+	s := strings.ToLower(strings.ReplaceAll(v, " ", ""))
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		i := 0
+		for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.') {
+			i++
+		}
+		n, perr := strconv.ParseFloat(s[:i], 64)
+		if perr != nil {
+			return bad
+		}
+		units := map[string]time.Duration{
+			"": time.Millisecond, "ns": time.Nanosecond, "nano": time.Nanosecond, "nanos": time.Nanosecond,
+			"us": time.Microsecond, "µs": time.Microsecond, "micro": time.Microsecond, "micros": time.Microsecond,
+			"ms": time.Millisecond, "milli": time.Millisecond, "millis": time.Millisecond,
+			"s": time.Second, "sec": time.Second, "secs": time.Second, "second": time.Second, "seconds": time.Second,
+			"m": time.Minute, "min": time.Minute, "mins": time.Minute, "minute": time.Minute, "minutes": time.Minute,
+			"h": time.Hour, "hour": time.Hour, "hours": time.Hour,
+		}
+		u, ok := units[s[i:]]
+		if !ok || n > float64(math.MaxInt64)/float64(u) {
+			return bad
+		}
+		d = time.Duration(n * float64(u))
+	}
+	if d < 0 || (positive && d == 0) {
+		if positive {
+			return fmt.Errorf("want a positive duration, got %q", v)
+		}
+		return fmt.Errorf("want a duration of at least 0, got %q", v)
+	}
+	*dst = d
 	return nil
 }

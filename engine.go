@@ -33,7 +33,7 @@ func Open(dir string, cfg Config) (*Engine, error) {
 		return nil, errs.Wrap(errs.IO, "%w", err)
 	}
 	workers := runtime.NewLocalPool(cfg.TaskManagers, cfg.Slots)
-	return &Engine{dir: dir, cfg: cfg, catalog: cat, alloc: memory.DefaultAllocator, workers: workers, catalogs: &catalogSet{}}, nil
+	return &Engine{dir: dir, cfg: cfg, catalog: cat, alloc: memory.DefaultAllocator, workers: workers, catalogs: &catalogSet{}, blocklist: runtime.NewBlocklist()}, nil
 }
 
 // Refresh drops the engine's cached footers and folder listings and reads
@@ -139,6 +139,10 @@ func (e *Engine) query(ctx context.Context, sess *Session, res resources, query 
 		Stats:                  stats,
 		Adaptive:               adaptiveConfig(cfg),
 		DynamicFilterMaxValues: cfg.DynamicFilterMaxValues,
+		Speculation:            speculationConfig(cfg),
+		Restart:                policy.RestartConfig{Attempts: cfg.RestartAttempts, Delay: cfg.RestartDelay},
+		Blocklist:              e.blocklist,
+		Faults:                 e.faults,
 	})
 	if err != nil {
 		return nil, err
@@ -162,7 +166,7 @@ func (e *Engine) query(ctx context.Context, sess *Session, res resources, query 
 		text += fmt.Sprintf("\nresult: %d rows; memory peak %d bytes of a %d-byte budget\n", rows, mem.Peak(), mem.Limit())
 		return e.textRows(ctx, text), nil
 	}
-	r := &Rows{schema: renamed(run.Schema(), st.Names), next: run.Next, close: run.Close, ctx: ctx}
+	r := &Rows{schema: renamed(run.Schema(), st.Names), next: run.Next, close: run.Close, ctx: ctx, run: run}
 	r.stats = stats
 	r.progress = run.Progress
 	return r, nil
@@ -179,6 +183,16 @@ func adaptiveConfig(cfg Config) policy.AdaptiveConfig {
 		SkewFactor:         cfg.SkewFactor,
 		SkewThreshold:      cfg.SkewThreshold,
 		BroadcastThreshold: cfg.BroadcastThreshold,
+	}
+}
+
+// speculationConfig is the scheduler's speculation part of Config.
+func speculationConfig(cfg Config) policy.SpeculationConfig {
+	return policy.SpeculationConfig{
+		Enabled:       cfg.Speculative,
+		MaxConcurrent: cfg.SpeculativeMaxAttempts,
+		BlockDuration: cfg.BlockSlowNodeDuration,
+		Detector:      cfg.SlowTaskDetector,
 	}
 }
 

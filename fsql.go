@@ -20,8 +20,12 @@ type Engine struct {
 	catalog *hive.Catalog
 	alloc   memory.Allocator
 	// workers are the engine's in-process task managers; every query's
-	// scheduler places its attempts on their slots.
-	workers []runtime.Worker
+	// scheduler places its attempts on their slots. blocklist is the
+	// workers blocked for slowness, shared by its queries; faults the
+	// injected faults of tests and benchmarks (WithFaults), nil otherwise.
+	workers   []runtime.Worker
+	blocklist *runtime.Blocklist
+	faults    *runtime.Faults
 	// catalogs are the catalogs opened for sessions whose catalog
 	// settings (csv.*, parquet.*, path-tables.*) differ from the engine's.
 	catalogs *catalogSet
@@ -49,6 +53,7 @@ type Rows struct {
 	// progress snapshots the running query's stages; nil for results
 	// computed before Query returned (EXPLAIN).
 	progress func() runtime.Progress
+	run      *runtime.Execution // nil for EXPLAIN text
 }
 
 // ScanStats sums what a query's scans read and skipped. Partitions count

@@ -30,6 +30,7 @@
 //	errs.KindOf(err)                    // the kind; context errors are Cancelled
 //	errs.CodeOf(err)                    // MySQL number and SQLSTATE, for a wire protocol
 //	errs.Retryable(err)                 // whether running the query again may succeed
+//	errs.IsTransient(err)               // whether another attempt of the failed task may
 //
 // Packages may keep sentinels of their own for their specific cases
 // (hive.ErrNotParquet, expr.ErrOverflow): those are *Error values made

@@ -161,9 +161,11 @@ func PositionOf(err error) *Position {
 }
 
 // Retryable reports whether running the same statement again may succeed
-// without changing it or the engine's configuration: so far only for a
-// Conflict (the files changed under the query; the next run reads the new
-// ones). Every other kind fails the same way again on the same data.
+// without changing it or the engine's configuration: for a Conflict (the
+// files changed under the query; the next run reads the new ones) and for
+// a transient failure that outlived the runtime's own retries of the
+// attempt (IsTransient). Every other kind fails the same way again on the
+// same data.
 func Retryable(err error) bool {
-	return KindOf(err) == Conflict
+	return KindOf(err) == Conflict || IsTransient(err)
 }

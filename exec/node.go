@@ -92,6 +92,10 @@ type TaskContext struct {
 	// ANALYZE: the runtime gives each node of the task its own; nil when
 	// the run collects none.
 	Op *OperatorStats
+	// InputRead, when set, is told how many bytes of its input the task
+	// consumed, as it consumes them (see ReportInput); the slow-task
+	// detector weighs them against the task's planned input bytes.
+	InputRead func(bytes int64)
 }
 
 // MemoryBudget is a per-query limit on the memory operators hold in buffers

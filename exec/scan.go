@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/fsql-dev/fsql/connectors/hive"
+	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/exec/expr"
 	"github.com/fsql-dev/fsql/pruning"
 )
@@ -297,6 +298,7 @@ type scanStream struct {
 	first   bool              // task 0 notes the per-scan counters
 	noted   bool
 	pos     int // next split to open
+	prog    scanProgress
 	cur     *hive.FileReader
 	curSp   *Split
 	closed  bool
@@ -387,6 +389,7 @@ func (st *scanStream) next(ctx context.Context) (arrow.RecordBatch, error) {
 		b, err := st.cur.Next(ctx)
 		if err == nil {
 			st.op.Scan.RowsRead.Add(b.NumRows())
+			st.prog.read(st.tc, st.curSp, b.NumRows())
 			return b, nil
 		}
 		sp := st.curSp
@@ -400,8 +403,10 @@ func (st *scanStream) next(ctx context.Context) (arrow.RecordBatch, error) {
 	}
 }
 
-// wrap makes a reader error an execution error that names the file.
+// wrap makes a reader error an execution error that names the file; a
+// transient I/O failure stays marked retryable (errs.TransientIO).
 func (st *scanStream) wrap(sp *Split, err error) error {
+	err = errs.TransientIO(err)
 	if strings.Contains(err.Error(), sp.File.Path) {
 		return fmt.Errorf("%w: scan of table %s: %w", ErrExecution, st.s.Table.Name, err)
 	}

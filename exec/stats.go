@@ -146,3 +146,41 @@ func (q *QueryStats) Each(f func(id int, s *OperatorStats)) {
 		f(id, q.For(id))
 	}
 }
+
+// Add adds every counter of o into q, node by node. The runtime collects
+// each attempt's counters apart and adds those of the attempt it commits,
+// so a task run as several attempts (a retry, a speculative copy) counts
+// once, as its committed output does.
+func (q *QueryStats) Add(o *QueryStats) {
+	if q == nil || o == nil {
+		return
+	}
+	o.Each(func(id int, src *OperatorStats) { q.For(id).add(src) })
+}
+
+func (s *OperatorStats) add(o *OperatorStats) {
+	s.Rows.Add(o.Rows.Load())
+	s.Batches.Add(o.Batches.Load())
+	s.Bytes.Add(o.Bytes.Load())
+	s.Nanos.Add(o.Nanos.Load())
+	s.Scan.add(&o.Scan)
+}
+
+func (s *ScanStats) add(o *ScanStats) {
+	if o.Active() { // only the scan's first task marks it
+		s.Start(o.Partitioned(), o.Dynamic())
+	}
+	for _, c := range []struct{ dst, src *atomic.Int64 }{
+		{&s.BytesRead, &o.BytesRead}, {&s.PartitionsTotal, &o.PartitionsTotal},
+		{&s.PartitionsStatic, &o.PartitionsStatic}, {&s.PartitionsKept, &o.PartitionsKept},
+		{&s.Files, &o.Files}, {&s.FilesPruned, &o.FilesPruned},
+		{&s.RowGroupsTotal, &o.RowGroupsTotal}, {&s.RowGroupsKept, &o.RowGroupsKept},
+		{&s.RowsRead, &o.RowsRead}, {&s.RowsKept, &o.RowsKept},
+		{&s.FilterWaitNanos, &o.FilterWaitNanos},
+	} {
+		c.dst.Add(c.src.Load())
+	}
+	if l := o.Ledger(); l != nil {
+		s.SetLedger(l)
+	}
+}

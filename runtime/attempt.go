@@ -14,9 +14,6 @@ import (
 	"github.com/fsql-dev/fsql/shuffle"
 )
 
-// errFaultCancel is how an attempt that a fault cancelled mid-way ends.
-var errFaultCancel = fmt.Errorf("attempt cancelled by an injected fault: %w", context.Canceled)
-
 // runAttempt runs one attempt to its end: it opens the stage's tree (each
 // exchange input a reader of its buffer), pulls the root's batches and
 // writes them into the attempt's staging of the output buffer (or, for the
@@ -42,7 +39,9 @@ func runAttempt(ctx context.Context, spec *AttemptSpec, ev AttemptEvents) (res A
 	}()
 	tc := spec.Services
 	tc.Stage, tc.Task, tc.Parallelism, tc.Attempt = spec.Stage, spec.Task, spec.Parallelism, spec.Attempt
-	o := &opener{spec: spec, ev: ev, tc: &tc}
+	tc.InputRead = ev.ReadBytes
+	pace := newPacer(spec.Slowdown)
+	o := &opener{spec: spec, ev: ev, tc: &tc, pace: pace}
 	stream, err := o.open(spec.Root)
 	if err != nil {
 		res.Err = err
@@ -65,10 +64,18 @@ func runAttempt(ctx context.Context, spec *AttemptSpec, ev AttemptEvents) (res A
 			if writer != nil {
 				res.Err = writer.Flush(ctx)
 			}
+			if res.Err == nil && spec.Fault.FailAtEnd {
+				res.Err = injectedFault(spec.Stage, spec.Task, spec.Attempt, spec.Worker)
+			}
 			return res
 		}
 		if err != nil {
 			res.Err = err
+			return res
+		}
+		if spec.Fault.FailAt > 0 && batches+1 == spec.Fault.FailAt {
+			b.Release()
+			res.Err = injectedFault(spec.Stage, spec.Task, spec.Attempt, spec.Worker)
 			return res
 		}
 		res.Rows += b.NumRows()
@@ -81,11 +88,13 @@ func runAttempt(ctx context.Context, spec *AttemptSpec, ev AttemptEvents) (res A
 		} else {
 			select {
 			case spec.Result <- b:
+				res.Emitted++
 			case <-ctx.Done():
 				b.Release()
 				res.Err = ctx.Err()
 				return res
 			}
+			pace.reset() // waiting for the caller is not the attempt's work
 		}
 		batches++
 		if spec.Fault.CancelAfter > 0 && batches == spec.Fault.CancelAfter {
@@ -100,6 +109,7 @@ type opener struct {
 	spec *AttemptSpec
 	ev   AttemptEvents
 	tc   *exec.TaskContext
+	pace *pacer // nil unless the worker is slowed (Faults.Slow)
 }
 
 // open opens n's subtree: exchanges become readers of their buffers, every
@@ -114,7 +124,7 @@ func (o *opener) open(n exec.Node) (exec.Stream, error) {
 			return nil, fmt.Errorf("%w: stage %d reads an exchange with no buffer", exec.ErrInternal, o.spec.Stage)
 		}
 		r := shuffle.OpenReader(buf, o.spec.Stage, o.spec.Task, o.spec.Parallelism, o.tc.Alloc)
-		return instrument(op, &inputStream{s: r, ev: o.ev}), nil
+		return o.paced(instrument(op, &inputStream{s: r, ev: o.ev})), nil
 	}
 	kids := n.Children()
 	inputs := make([]exec.Stream, 0, len(kids))
@@ -143,7 +153,15 @@ func (o *opener) open(n exec.Node) (exec.Stream, error) {
 		closeStreams(inputs)
 		return nil, fmt.Errorf("%w: %s opened to a nil stream", exec.ErrInternal, n)
 	}
-	return instrument(op, s), nil
+	return o.paced(instrument(op, s)), nil
+}
+
+// paced slows s down when the attempt's worker is slowed.
+func (o *opener) paced(s exec.Stream) exec.Stream {
+	if o.pace == nil {
+		return s
+	}
+	return &pacedStream{s: s, p: o.pace}
 }
 
 func closeStreams(ss []exec.Stream) {

@@ -116,12 +116,12 @@ func TestTwoAttemptsEveryExchangeKind(t *testing.T) {
 		}
 		for _, m := range twinModes {
 			fault := m.fault
-			cfg := RunConfig{Parallelism: 3, Slots: 1, Faults: func(stage, task int) AttemptFault {
-				if stage == 1 && task == 1 {
+			cfg := RunConfig{Parallelism: 3, Slots: 1, Faults: &Faults{Attempt: func(stage, task, attempt int) AttemptFault {
+				if stage == 1 && task == 1 && attempt == 0 {
 					return fault
 				}
 				return AttemptFault{}
-			}}
+			}}}
 			got, g := runRows(t, pl.plan(), cfg)
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("%s, %s: %d rows, want %d (same as one attempt)", pl.kind, m.name, len(got), len(want))
@@ -143,9 +143,12 @@ func TestTwoAttemptsEveryExchangeKind(t *testing.T) {
 func TestResultStageRunsOneAttempt(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	plan := &tagTask{Child: &shuffle.Exchange{Kind: shuffle.Gather, Child: &genSource{PerTask: 100, Batch: 10, Keys: 3}}}
-	_, g := runRows(t, plan, RunConfig{Parallelism: 2, Slots: 2, Faults: func(int, int) AttemptFault {
+	_, g := runRows(t, plan, RunConfig{Parallelism: 2, Slots: 2, Faults: &Faults{Attempt: func(_, _, attempt int) AttemptFault {
+		if attempt > 0 {
+			return AttemptFault{}
+		}
 		return AttemptFault{Twin: true, CancelAfter: 1}
-	}})
+	}}})
 	for _, tr := range g.Result.Tasks {
 		if len(tr.Attempts) != 1 || tr.Committed != tr.Attempts[0] {
 			t.Fatalf("result task %d ran %d attempts", tr.Index, len(tr.Attempts))

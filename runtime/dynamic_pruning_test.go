@@ -421,12 +421,12 @@ func TestTwoAttemptsCollector(t *testing.T) {
 		budget := exec.NewMemoryBudget(0)
 		e, err := runtime.Run(context.Background(), root, runtime.RunConfig{
 			Parallelism: 2, Slots: 1, Alloc: mem, Memory: budget, Stats: stats,
-			Faults: func(stage, task int) runtime.AttemptFault {
-				if stage == 1 {
+			Faults: &runtime.Faults{Attempt: func(stage, task, attempt int) runtime.AttemptFault {
+				if stage == 1 && attempt == 0 {
 					return fault
 				}
 				return runtime.AttemptFault{}
-			},
+			}},
 		})
 		if err != nil {
 			t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/fsql-dev/fsql/exec"
 	"github.com/fsql-dev/fsql/runtime/policy"
 	"github.com/fsql-dev/fsql/shuffle"
 )
@@ -20,6 +21,9 @@ type ExecutionGraph struct {
 	Stages []*StageRun
 	// Result is the run of the result stage.
 	Result *StageRun
+	// Blocked are the workers blocklisted during the run: found blocked
+	// at its start (by an earlier query) or blocked by its detector.
+	Blocked []BlockedWorker
 
 	byStage map[*Stage]*StageRun
 }
@@ -97,6 +101,8 @@ type TaskRun struct {
 	// Committed is the attempt whose output consumers read; nil until one
 	// finished.
 	Committed *Attempt
+
+	failures int // failed attempts, for the restart strategy
 }
 
 // AttemptState is where an attempt is in its life:
@@ -145,10 +151,45 @@ var legal = map[AttemptState][]AttemptState{
 	Running:   {Finished, Failed, Cancelled},
 }
 
+// AttemptKind says why an attempt was made.
+type AttemptKind int
+
+const (
+	// FirstAttempt is the task's first run.
+	FirstAttempt AttemptKind = iota
+	// RetryAttempt replaces a failed attempt (failover).
+	RetryAttempt
+	// SpeculativeAttempt is a copy of a slow attempt (speculation).
+	SpeculativeAttempt
+	// TwinAttempt is a second run a test asked for (AttemptFault.Twin).
+	TwinAttempt
+)
+
+func (k AttemptKind) String() string {
+	switch k {
+	case FirstAttempt:
+		return "first"
+	case RetryAttempt:
+		return "retry"
+	case SpeculativeAttempt:
+		return "speculative"
+	case TwinAttempt:
+		return "twin"
+	}
+	return fmt.Sprintf("AttemptKind(%d)", int(k))
+}
+
 // Attempt is one run of a task.
 type Attempt struct {
 	Task   *TaskRun
 	Number int
+	// Kind says why it was made; Why, for all but a first attempt, says
+	// what it replaced or copied and why, as EXPLAIN ANALYZE prints it.
+	Kind AttemptKind
+	Why  string
+	// Slow, when set, is why the slow-task detector judged it slow (its
+	// worker was blocklisted then).
+	Slow string
 	// Worker and Slot are where the scheduler placed it.
 	Worker string
 	Slot   int
@@ -157,11 +198,23 @@ type Attempt struct {
 	// Rows and Bytes it produced; Err why it failed or was cancelled.
 	Rows, Bytes int64
 	Err         error
-	// InputBytes is what it has read of its exchange inputs so far,
-	// updated as it runs (a slow-task detector will read it).
+	// InputBytes is what it has consumed of its input so far (exchange
+	// readers and scans report it as it runs); the slow-task detector
+	// weighs it against its task's planned InputBytes.
 	InputBytes atomic.Int64
+	// started is when the worker began running it (Unix nanoseconds; 0
+	// before): the detector measures elapsed time from it.
+	started atomic.Int64
 
-	worker int // index of Worker in the scheduler's pool
+	worker int // index of Worker in the scheduler's pool; -1 before placing
+
+	// Loop-owned scheduling facts: when it was placed on a slot, the
+	// earliest it may be (a retry's delay), the workers (by index) it
+	// should not run on, and its operators' counters, added to the
+	// query's when it is committed.
+	placed, notBefore time.Time
+	avoid             []int
+	stats             *exec.QueryStats
 
 	mu     sync.Mutex
 	state  AttemptState
@@ -196,4 +249,14 @@ func (a *Attempt) transition(to AttemptState) error {
 func (a *Attempt) ended() bool {
 	s := a.State()
 	return s == Finished || s == Failed || s == Cancelled
+}
+
+// avoids reports whether the attempt should not run on worker w.
+func (a *Attempt) avoids(w int) bool {
+	for _, x := range a.avoid {
+		if x == w {
+			return true
+		}
+	}
+	return false
 }

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -39,6 +40,9 @@ func explain(g *JobGraph, run *ExecutionGraph, stats *exec.QueryStats) string {
 		st := g.Stages[i]
 		x.stageHeader(st)
 		explainNode(&x.sb, g, st.Root, 1, stats, producer)
+	}
+	if run != nil {
+		explainBlocked(&x.sb, run)
 	}
 	return x.sb.String()
 }
@@ -122,8 +126,10 @@ func (x *explainer) stageHeader(st *Stage) {
 }
 
 // explainAttempts says where the stage's attempts ran: one line counting
-// tasks per worker when every task ran once, and a line per task that ran
-// as several attempts, each with its worker, slot and end.
+// attempts per worker, then per task its planned input and every attempt:
+// worker and slot, start (from the stage's start), run time, input bytes
+// read, outcome (committed, cancelled and why, failed and why), and why
+// it was made (a retry, a speculative copy) or judged slow.
 func explainAttempts(sb *strings.Builder, r *StageRun) {
 	perWorker := map[string]int{}
 	var workers []string
@@ -148,27 +154,115 @@ func explainAttempts(sb *strings.Builder, r *StageRun) {
 	}
 	fmt.Fprintf(sb, "  attempts on workers: %s\n", strings.Join(parts, ", "))
 	for _, t := range r.Tasks {
-		if len(t.Attempts) < 2 {
+		head := fmt.Sprintf("  task %d (input %s):", t.Index, policy.FormatBytes(t.InputBytes))
+		if len(t.Attempts) == 1 {
+			fmt.Fprintf(sb, "%s %s\n", head, describeAttempt(r, t.Attempts[0]))
 			continue
 		}
-		parts := make([]string, len(t.Attempts))
-		for i, a := range t.Attempts {
-			p := fmt.Sprintf("attempt %d", a.Number)
-			if a.Worker != "" {
-				p += fmt.Sprintf(" on %s slot %d", a.Worker, a.Slot)
-			}
-			p += " " + a.State().String()
-			if !a.Start.IsZero() && !a.End.IsZero() {
-				p += " after " + fmtDuration(a.End.Sub(a.Start))
-			}
-			if a == t.Committed {
-				p += ", committed"
-			} else if a.State() != Created {
-				p += ", discarded"
-			}
-			parts[i] = p
+		sb.WriteString(head + "\n")
+		for _, a := range t.Attempts {
+			fmt.Fprintf(sb, "    %s\n", describeAttempt(r, a))
 		}
-		fmt.Fprintf(sb, "  task %d: %s\n", t.Index, strings.Join(parts, "; "))
+	}
+}
+
+// describeAttempt is one attempt for EXPLAIN ANALYZE.
+func describeAttempt(r *StageRun, a *Attempt) string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "attempt %d", a.Number)
+	if a.Worker != "" {
+		fmt.Fprintf(&sb, " on %s slot %d", a.Worker, a.Slot)
+	}
+	if !a.Start.IsZero() && !a.End.IsZero() {
+		fmt.Fprintf(&sb, ", start +%s, ran %s", fmtDuration(max(a.Start.Sub(r.Start), 0)), fmtDuration(a.End.Sub(a.Start)))
+		fmt.Fprintf(&sb, ", read %s", policy.FormatBytes(a.InputBytes.Load()))
+	}
+	sb.WriteString(", " + attemptOutcome(a))
+	if a.Why != "" {
+		sb.WriteString("; " + a.Why)
+	}
+	if a.Slow != "" {
+		fmt.Fprintf(&sb, "; slow: %s", a.Slow)
+	}
+	return sb.String()
+}
+
+// attemptOutcome says how an attempt ended.
+func attemptOutcome(a *Attempt) string {
+	t := a.Task
+	switch a.State() {
+	case Finished:
+		if a == t.Committed {
+			return "committed"
+		}
+		if t.Committed != nil {
+			return fmt.Sprintf("finished, discarded (attempt %d was committed first)", t.Committed.Number)
+		}
+		return "finished, not committed"
+	case Failed:
+		return "failed: " + firstLine(a.Err)
+	case Cancelled:
+		switch {
+		case a.Start.IsZero() && a.End.IsZero():
+			return "cancelled before it ran"
+		case errors.Is(a.Err, errFaultCancel):
+			return "cancelled by an injected fault"
+		case a.stopped.Load() && t.Committed != nil:
+			return fmt.Sprintf("cancelled (attempt %d won)", t.Committed.Number)
+		}
+		return "cancelled (the query ended)"
+	}
+	return a.State().String()
+}
+
+// firstLine is err's message up to its first line break (a panic's stack
+// follows it).
+func firstLine(err error) string {
+	if err == nil {
+		return "no error recorded"
+	}
+	msg := err.Error()
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = msg[:i]
+	}
+	return msg
+}
+
+// explainBlocked lists the workers blocklisted during the run, times from
+// the run's first stage start.
+func explainBlocked(sb *strings.Builder, run *ExecutionGraph) {
+	if len(run.Blocked) == 0 {
+		return
+	}
+	var t0 time.Time
+	for _, r := range run.Stages {
+		if !r.Start.IsZero() && (t0.IsZero() || r.Start.Before(t0)) {
+			t0 = r.Start
+		}
+	}
+	rel := func(t time.Time) string {
+		if t0.IsZero() {
+			return t.Format(time.RFC3339Nano)
+		}
+		if t.Before(t0) {
+			return "-" + fmtDuration(t0.Sub(t))
+		}
+		return "+" + fmtDuration(t.Sub(t0))
+	}
+	sb.WriteString("Blocklisted workers\n")
+	for _, b := range run.Blocked {
+		when := "from " + rel(b.At)
+		if b.Inherited {
+			when = "already at the query's start"
+		}
+		fmt.Fprintf(sb, "  %s: %s until %s", b.Worker, when, rel(b.Until))
+		if b.Renewals > 0 {
+			fmt.Fprintf(sb, " (renewed %d times)", b.Renewals)
+		}
+		if b.Why != "" {
+			fmt.Fprintf(sb, "; %s", b.Why)
+		}
+		sb.WriteString("\n")
 	}
 }
 

@@ -46,10 +46,19 @@ type RunConfig struct {
 	// skewed join key groups and switches small shuffled joins to
 	// broadcast at run time (package policy).
 	Adaptive policy.AdaptiveConfig
-	// Faults, when set, is a test and fault-injection facility: the fault
-	// to inject into each task, by stage ID and task index (see
-	// AttemptFault). Nil injects none.
-	Faults func(stage, task int) AttemptFault
+	// Speculation runs copies of slow attempts and blocklists slow
+	// workers (policy.SpeculationConfig; off in the zero value).
+	Speculation policy.SpeculationConfig
+	// Restart retries attempts that failed with a retryable error
+	// (policy.RestartConfig; none in the zero value).
+	Restart policy.RestartConfig
+	// Blocklist is the workers blocked for slowness, shared by the runs
+	// of one engine; nil gives the run a blocklist of its own.
+	Blocklist *Blocklist
+	// Faults, when set, is the fault-injection facility of tests and
+	// benchmarks (slowed workers, failed or duplicated attempts). Nil
+	// injects none.
+	Faults *Faults
 }
 
 // Execution is a running query. Read its result with Next until io.EOF,

@@ -46,6 +46,12 @@ type scheduler struct {
 
 	// Run-time broadcast switches by probe stage and by join stage.
 	switchByProbe, switchByJoin map[*Stage]*broadcastSwitch
+
+	// blocklist is the engine's (or the run's own); workerIDs the pool's
+	// IDs in order; nextCheck when the slow-task detector runs next.
+	blocklist *Blocklist
+	workerIDs []string
+	nextCheck time.Time
 }
 
 // attemptEnded is a worker's report that an attempt ended.
@@ -61,6 +67,7 @@ type attemptEvents struct {
 }
 
 func (e attemptEvents) Started() {
+	e.att.started.Store(time.Now().UnixNano())
 	// Scheduled -> Running cannot fail; a refusal would be a bookkeeping
 	// bug that the end event reports.
 	_ = e.att.transition(Running)
@@ -83,7 +90,13 @@ func newScheduler(g *JobGraph, cfg *RunConfig, e *Execution) (*scheduler, error)
 	}
 	for _, w := range s.workers {
 		s.busy = append(s.busy, make([]bool, max(w.Slots(), 0)))
+		s.workerIDs = append(s.workerIDs, w.ID())
 	}
+	s.blocklist = cfg.Blocklist
+	if s.blocklist == nil {
+		s.blocklist = NewBlocklist()
+	}
+	s.eg.Blocked = s.blocklist.blocked(time.Now())
 	s.running = make([]int, len(s.workers))
 	if cfg.Adaptive.Enabled && cfg.Adaptive.BroadcastThreshold > 0 {
 		for _, sw := range findSwitches(g) {
@@ -130,14 +143,20 @@ func newScheduler(g *JobGraph, cfg *RunConfig, e *Execution) (*scheduler, error)
 	return s, nil
 }
 
-// FreeSlots is the number of attempts the workers can take now: the sum
-// over workers of their slots minus the attempts running there. It is the
-// one definition of free capacity the adaptive rules, speculation and
-// hybrid shuffle read.
-func (s *scheduler) FreeSlots() int {
+// FreeSlots is the number of attempts the workers can take now: the sum,
+// over the workers that take new attempts (those not blocklisted, or all
+// of them when every one is), of their slots minus the attempts running
+// there. It is the one definition of free capacity the adaptive rules,
+// speculation and hybrid shuffle read.
+func (s *scheduler) FreeSlots() int { return s.freeSlots(s.usableWorkers(time.Now())) }
+
+// freeSlots is FreeSlots over the usable workers.
+func (s *scheduler) freeSlots(usable []bool) int {
 	n := 0
-	for i, w := range s.workers {
-		n += w.Slots() - s.running[i]
+	for i := range s.workers {
+		if usable[i] {
+			n += s.free(i)
+		}
 	}
 	return n
 }
@@ -146,6 +165,17 @@ func (s *scheduler) FreeSlots() int {
 // what a stage being scheduled now can fill without waiting.
 func (s *scheduler) unclaimedSlots() int {
 	return max(s.FreeSlots()-len(s.queue), 0)
+}
+
+// free is the free slots of worker i.
+func (s *scheduler) free(i int) int { return s.workers[i].Slots() - s.running[i] }
+
+// usableWorkers says which workers take new attempts at now: those not
+// blocklisted, or all when every one is (scheduling goes on rather than
+// stalls).
+func (s *scheduler) usableWorkers(now time.Time) []bool {
+	u, _ := s.blocklist.usable(s.workerIDs, now)
+	return u
 }
 
 // fail records the query's first error and stops the query.
@@ -158,25 +188,48 @@ func (s *scheduler) fail(err error) {
 
 // run drives the graph to the end and returns the query's error (nil on
 // success). When it returns every attempt has ended and every exchange
-// buffer is released.
+// buffer is released. Besides the workers' reports, the loop wakes on a
+// timer: for the slow-task detector every check interval while attempts
+// run (with speculation on), and when a delayed retry may start.
 func (s *scheduler) run(ctx context.Context) error {
 	defer func() {
 		for _, b := range s.buffers {
 			b.Release()
 		}
 	}()
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
 	for {
 		if s.failure == nil && ctx.Err() == nil {
 			s.launchReady(ctx)
 			s.place(ctx)
+			if now := time.Now(); s.speculating() && s.live > 0 && !now.Before(s.nextCheck) {
+				s.detect(ctx, now)
+				s.nextCheck = now.Add(s.cfg.Speculation.Detector.CheckInterval)
+			}
 		} else {
 			s.dropQueue()
 		}
-		if s.live == 0 {
+		if s.live == 0 && len(s.queue) == 0 {
 			break
 		}
-		ev := <-s.events
-		s.ended(ctx, ev)
+		var wake <-chan time.Time
+		if d, ok := s.nextWake(time.Now()); ok {
+			timer.Reset(d)
+			wake = timer.C
+		}
+		var done <-chan struct{}
+		if s.failure == nil && ctx.Err() == nil {
+			done = ctx.Done()
+		}
+		select {
+		case ev := <-s.events:
+			s.ended(ctx, ev)
+		case <-wake:
+		case <-done:
+		}
+		timer.Stop()
 	}
 	s.wg.Wait()
 	if s.failure == nil {
@@ -187,6 +240,29 @@ func (s *scheduler) run(ctx context.Context) error {
 		}
 	}
 	return s.failure
+}
+
+// nextWake is how long the loop may sleep before it has something to do
+// besides handling a report: the next detector check while attempts run,
+// or the earliest delayed retry. ok is false when only a report can wake
+// it.
+func (s *scheduler) nextWake(now time.Time) (d time.Duration, ok bool) {
+	if s.failure != nil {
+		return 0, false
+	}
+	var at time.Time
+	if s.speculating() && s.live > 0 {
+		at = s.nextCheck
+	}
+	for _, a := range s.queue {
+		if !a.notBefore.IsZero() && (at.IsZero() || a.notBefore.Before(at)) {
+			at = a.notBefore
+		}
+	}
+	if at.IsZero() {
+		return 0, false
+	}
+	return max(at.Sub(now), time.Millisecond), true
 }
 
 // launchReady launches every stage whose producers and dependencies
@@ -226,36 +302,90 @@ func (s *scheduler) waitsForBuild(st *Stage) bool {
 }
 
 // place puts queued attempts on free slots, first come first served, each
-// on the worker with the most free slots.
+// on the usable worker with the most free slots (see pickWorker); an
+// attempt that cannot be placed yet (its retry delay has not passed, or
+// only workers it should avoid have room) keeps its place in the queue.
 func (s *scheduler) place(ctx context.Context) {
-	for len(s.queue) > 0 && s.FreeSlots() > 0 {
-		att := s.queue[0]
-		s.queue = s.queue[1:]
-		w := 0
-		for i := range s.workers {
-			if s.workers[i].Slots()-s.running[i] > s.workers[w].Slots()-s.running[w] {
-				w = i
-			}
+	if len(s.queue) == 0 {
+		return
+	}
+	now := time.Now()
+	usable := s.usableWorkers(now)
+	var waiting []*Attempt
+	for i, att := range s.queue {
+		if s.freeSlots(usable) == 0 {
+			waiting = append(waiting, s.queue[i:]...)
+			break
 		}
-		slot := 0
-		for slot < len(s.busy[w]) && s.busy[w][slot] {
-			slot++
+		w := -1
+		if !now.Before(att.notBefore) {
+			w = s.pickWorker(att, usable, false)
 		}
-		if err := att.transition(Scheduled); err != nil {
-			s.fail(errs.Wrap(errs.Internal, "%w", err))
+		if w < 0 {
+			waiting = append(waiting, att)
+			continue
+		}
+		if err := s.start(ctx, att, w); err != nil {
+			waiting = append(waiting, s.queue[i+1:]...)
+			s.queue = waiting
+			s.fail(err)
 			return
 		}
-		s.busy[w][slot] = true
-		s.running[w]++
-		att.Worker, att.Slot, att.worker = s.workers[w].ID(), slot, w
-		actx, cancel := context.WithCancel(ctx)
-		att.cancel = cancel
-		s.live++
-		att.Task.Stage.live++
-		spec := s.spec(att)
-		s.wg.Add(1)
-		s.workers[w].Run(actx, spec, attemptEvents{s: s, att: att})
 	}
+	s.queue = waiting
+}
+
+// pickWorker chooses the worker for att among the usable ones with a free
+// slot, most free slots first: one that att does not avoid (the workers
+// its task's failed or running attempts are on). A retry falls back to an
+// avoided worker only when no other usable worker exists at all (it would
+// wait for a busy one otherwise); a speculative copy (strict) never does.
+// -1 when it must wait.
+func (s *scheduler) pickWorker(att *Attempt, usable []bool, strict bool) int {
+	best, fallback, others := -1, -1, false
+	for i := range s.workers {
+		if !usable[i] {
+			continue
+		}
+		free := s.free(i)
+		if att.avoids(i) {
+			if free > 0 && (fallback < 0 || free > s.free(fallback)) {
+				fallback = i
+			}
+			continue
+		}
+		others = true
+		if free > 0 && (best < 0 || free > s.free(best)) {
+			best = i
+		}
+	}
+	if best >= 0 || strict || others {
+		return best
+	}
+	return fallback
+}
+
+// start places att on a free slot of worker w and runs it.
+func (s *scheduler) start(ctx context.Context, att *Attempt, w int) error {
+	slot := 0
+	for slot < len(s.busy[w]) && s.busy[w][slot] {
+		slot++
+	}
+	if err := att.transition(Scheduled); err != nil {
+		return errs.Wrap(errs.Internal, "%w", err)
+	}
+	s.busy[w][slot] = true
+	s.running[w]++
+	att.Worker, att.Slot, att.worker = s.workers[w].ID(), slot, w
+	att.placed = time.Now()
+	actx, cancel := context.WithCancel(ctx)
+	att.cancel = cancel
+	s.live++
+	att.Task.Stage.live++
+	spec := s.spec(att)
+	s.wg.Add(1)
+	s.workers[w].Run(actx, spec, attemptEvents{s: s, att: att})
+	return nil
 }
 
 // spec is what attempt att runs.
@@ -266,26 +396,42 @@ func (s *scheduler) spec(att *Attempt) *AttemptSpec {
 	for _, ex := range st.Inputs {
 		inputs[ex] = s.buffers[ex]
 	}
+	if s.cfg.Stats != nil {
+		att.stats = exec.NewQueryStats()
+	}
 	spec := &AttemptSpec{
 		Stage: st.ID, Root: st.Root, Graph: s.g,
 		Task: att.Task.Index, Attempt: att.Number, Parallelism: r.Parallelism,
 		Inputs: inputs, Output: r.OutBuffer, Result: s.exec.results,
-		Services: s.services, Stats: s.cfg.Stats,
+		Services: s.services, Stats: att.stats, Worker: att.Worker,
 	}
-	if att.Number == 0 && st != s.g.Result {
-		spec.Fault.CancelAfter = s.fault(r, att.Task.Index).CancelAfter
+	f := s.fault(r, att.Task.Index, att.Number)
+	spec.Fault = AttemptFault{CancelAfter: f.CancelAfter, FailAt: f.FailAt, FailAtEnd: f.FailAtEnd}
+	if s.cfg.Faults != nil {
+		spec.Slowdown = s.cfg.Faults.Slow[att.Worker]
 	}
 	return spec
 }
 
-// fault is the injected fault of a task (none outside tests). The result
-// stage streams rows to the caller and cannot retract them: it runs
-// exactly one attempt, so it takes no fault.
-func (s *scheduler) fault(r *StageRun, task int) AttemptFault {
-	if s.cfg.Faults == nil || r.Stage == s.g.Result {
+// fault is the injected fault of an attempt (none outside tests and
+// benchmarks). The result stage streams rows to the caller and cannot
+// retract them: it never runs twins and is failed only before its first
+// batch.
+func (s *scheduler) fault(r *StageRun, task, attempt int) AttemptFault {
+	if s.cfg.Faults == nil || s.cfg.Faults.Attempt == nil {
 		return AttemptFault{}
 	}
-	return s.cfg.Faults(r.Stage.ID, task)
+	f := s.cfg.Faults.Attempt(r.Stage.ID, task, attempt)
+	if r.Stage == s.g.Result {
+		// A failure is injected before the first batch, the only point
+		// where a result attempt can still be retried.
+		fail := f.FailAt > 0 || f.FailAtEnd
+		f = AttemptFault{}
+		if fail {
+			f.FailAt = 1
+		}
+	}
+	return f
 }
 
 // dropQueue cancels the attempts still waiting for a slot (the query
@@ -300,8 +446,9 @@ func (s *scheduler) dropQueue() {
 
 // ended handles the end of an attempt: its slot is freed; a finished
 // attempt is committed if its task has none yet and discarded otherwise; a
-// failed or cancelled one is discarded, and fails the query when its task
-// has no other attempt left to finish it.
+// failed or cancelled one is discarded. A failed attempt with a retryable
+// error is retried (see retry); otherwise, when its task has no other
+// attempt left to finish it, its error fails the query.
 func (s *scheduler) ended(ctx context.Context, ev attemptEnded) {
 	s.wg.Done()
 	att, res := ev.att, ev.res
@@ -333,9 +480,19 @@ func (s *scheduler) ended(ctx context.Context, ev attemptEnded) {
 		s.loseOthers(att)
 	default:
 		s.discard(att)
-		if task.Committed == nil && !s.hasOther(att) && s.failure == nil {
+		if task.Committed != nil || s.failure != nil {
+			break
+		}
+		if state == Failed {
+			task.failures++
+			if err := s.retry(att, res); err != nil {
+				s.fail(err)
+			}
+			break
+		}
+		if !s.hasOther(att) {
 			err := res.Err
-			if state == Cancelled && ctx.Err() == nil {
+			if ctx.Err() == nil {
 				err = fmt.Errorf("%w: stage %d task %d: every attempt was cancelled: %w", exec.ErrExecution, r.Stage.ID, task.Index, res.Err)
 			}
 			s.fail(err)
@@ -357,8 +514,8 @@ func (s *scheduler) hasOther(att *Attempt) bool {
 	return false
 }
 
-// commit admits a finished attempt as its task's: its output and its
-// nodes' staged effects become visible.
+// commit admits a finished attempt as its task's: its output, its nodes'
+// staged effects and its operators' counters become visible.
 func (s *scheduler) commit(att *Attempt) error {
 	task, r := att.Task, att.Task.Stage
 	if b := r.OutBuffer; b != nil {
@@ -371,6 +528,8 @@ func (s *scheduler) commit(att *Attempt) error {
 			return fmt.Errorf("%w: stage %d task %d: %w", exec.ErrInternal, r.Stage.ID, task.Index, err)
 		}
 	}
+	s.cfg.Stats.Add(att.stats)
+	att.stats = nil
 	task.Committed = att
 	r.committed++
 	s.exec.progress.taskDone(r.Stage)
@@ -379,7 +538,7 @@ func (s *scheduler) commit(att *Attempt) error {
 	return nil
 }
 
-// discard drops what att wrote and staged.
+// discard drops what att wrote and staged, and its counters.
 func (s *scheduler) discard(att *Attempt) {
 	task, r := att.Task, att.Task.Stage
 	if b := r.OutBuffer; b != nil {
@@ -388,13 +547,14 @@ func (s *scheduler) discard(att *Attempt) {
 	for _, id := range r.Stage.collectors {
 		s.services.DynamicFilters.Collector(id).Discard(task.Index, att.Number)
 	}
+	att.stats = nil
 }
 
 // loseOthers stops the other attempts of a committed task: queued ones
 // never run, running ones are cancelled (they are discarded when they
 // end), unless the task's fault lets them finish.
 func (s *scheduler) loseOthers(won *Attempt) {
-	if s.fault(won.Task.Stage, won.Task.Index).BothFinish {
+	if s.fault(won.Task.Stage, won.Task.Index, 0).BothFinish {
 		return // the test wants the others to run to their end
 	}
 	for _, o := range won.Task.Attempts {
@@ -402,18 +562,23 @@ func (s *scheduler) loseOthers(won *Attempt) {
 			continue
 		}
 		if o.State() == Created {
-			for i, q := range s.queue {
-				if q == o {
-					s.queue = append(s.queue[:i], s.queue[i+1:]...)
-					break
-				}
-			}
+			s.unqueue(o)
 			_ = o.transition(Cancelled)
 			o.Task.Stage.open--
 			continue
 		}
 		o.stopped.Store(true)
 		o.cancel()
+	}
+}
+
+// unqueue takes att out of the queue.
+func (s *scheduler) unqueue(att *Attempt) {
+	for i, q := range s.queue {
+		if q == att {
+			s.queue = append(s.queue[:i], s.queue[i+1:]...)
+			return
+		}
 	}
 }
 
@@ -488,21 +653,16 @@ func (s *scheduler) launch(ctx context.Context, r *StageRun) error {
 		s.buffers[st.Output] = b
 		r.OutBuffer = b
 	}
+	planned, err := s.plannedInput(ctx, r, p)
+	if err != nil {
+		return err
+	}
 	for i := 0; i < p; i++ {
-		t := &TaskRun{Stage: r, Index: i}
-		if i < len(r.TaskBytes) {
-			t.InputBytes = r.TaskBytes[i]
-		}
+		t := &TaskRun{Stage: r, Index: i, InputBytes: planned[i]}
 		r.Tasks = append(r.Tasks, t)
-		attempts := 1
-		if s.fault(r, i).Twin {
-			attempts = 2
-		}
-		for a := 0; a < attempts; a++ {
-			att := &Attempt{Task: t, Number: a}
-			t.Attempts = append(t.Attempts, att)
-			s.queue = append(s.queue, att)
-			r.open++
+		s.enqueue(&Attempt{Task: t, Kind: FirstAttempt}, false)
+		if st != s.g.Result && s.fault(r, i, 0).Twin {
+			s.enqueue(&Attempt{Task: t, Kind: TwinAttempt, Why: "twin of attempt 0 (a test's fault)"}, false)
 		}
 	}
 	if p == 0 {

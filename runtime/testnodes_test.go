@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/exec"
 )
 
@@ -28,9 +30,42 @@ type genSource struct {
 	// FailTask/FailAt: task FailTask fails (or panics) at batch FailAt.
 	FailTask, FailAt int
 	Panic, Fail      bool
+	// Retryable makes the failure retryable and only attempt 0 fail.
+	Retryable bool
 	// Single makes the node a constant relation (SingleTask).
 	Single bool
 	Name   string
+	// HotTask emits HotFactor times PerTask rows (skew), when HotFactor
+	// is above 1.
+	HotTask, HotFactor int
+	// Sized makes the source report its planned and consumed input bytes
+	// (genRowBytes a row), as a scan does.
+	Sized bool
+	// Work is time spent on every batch (asleep, so tasks take measurable
+	// time without competing for the test machine's cores).
+	Work time.Duration
+}
+
+// genRowBytes is the input bytes a Sized genSource counts per row.
+const genRowBytes = 20
+
+// rows is task's row count.
+func (g *genSource) rows(task int) int {
+	if g.HotFactor > 1 && task == g.HotTask {
+		return g.PerTask * g.HotFactor
+	}
+	return g.PerTask
+}
+
+// TaskInputBytes implements exec.TaskSizedSource when Sized.
+func (g *genSource) TaskInputBytes(_ context.Context, _ *exec.TaskContext, p int) ([]int64, error) {
+	out := make([]int64, p)
+	if g.Sized {
+		for i := range out {
+			out[i] = int64(g.rows(i)) * genRowBytes
+		}
+	}
+	return out, nil
 }
 
 func (g *genSource) Schema() *arrow.Schema { return genSchema }
@@ -43,7 +78,8 @@ func (g *genSource) String() string {
 }
 func (g *genSource) SingleTask() bool { return g.Single }
 func (g *genSource) Open(tc *exec.TaskContext, _ []exec.Stream) (exec.Stream, error) {
-	return &genStream{g: g, tc: tc, next: int64(tc.Task * g.PerTask), end: int64((tc.Task + 1) * g.PerTask)}, nil
+	start := int64(tc.Task * g.PerTask * max(g.HotFactor, 1))
+	return &genStream{g: g, tc: tc, next: start, end: start + int64(g.rows(tc.Task))}, nil
 }
 
 type genStream struct {
@@ -63,11 +99,18 @@ func (s *genStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	if s.closed || (!s.g.Infinite && s.next >= s.end) {
 		return nil, io.EOF
 	}
-	if (s.g.Fail || s.g.Panic) && s.tc.Task == s.g.FailTask && s.batches == s.g.FailAt {
+	if (s.g.Fail || s.g.Panic) && s.tc.Task == s.g.FailTask && s.batches == s.g.FailAt && (!s.g.Retryable || s.tc.Attempt == 0) {
 		if s.g.Panic {
 			panic("boom in genSource")
 		}
-		return nil, fmt.Errorf("%w: %w", exec.ErrExecution, errTestFail)
+		err := fmt.Errorf("%w: %w", exec.ErrExecution, errTestFail)
+		if s.g.Retryable {
+			err = errs.Transient(err)
+		}
+		return nil, err
+	}
+	if s.g.Work > 0 {
+		time.Sleep(s.g.Work)
 	}
 	s.batches++
 	n := int64(s.g.Batch)
@@ -87,6 +130,9 @@ func (s *genStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		pb.Append(int32(s.tc.Task))
 	}
 	s.next += n
+	if s.g.Sized {
+		s.tc.ReportInput(n * genRowBytes)
+	}
 	cols := []arrow.Array{ib.NewArray(), kb.NewArray(), pb.NewArray()}
 	b := array.NewRecordBatch(genSchema, cols, n)
 	for _, c := range cols {

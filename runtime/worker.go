@@ -65,15 +65,22 @@ type AttemptSpec struct {
 	// its own); Stats collects the operators' counters.
 	Services exec.TaskContext
 	Stats    *exec.QueryStats
-	// Fault is a test and fault-injection facility (see AttemptFault).
-	Fault AttemptFault
+	// Fault is a test and fault-injection facility (see AttemptFault);
+	// Slowdown, above 1, slows every step of the attempt by that factor
+	// (Faults.Slow of the worker it runs on). Worker names where it runs.
+	Fault    AttemptFault
+	Slowdown float64
+	Worker   string
 }
 
 // AttemptResult is how an attempt ended.
 type AttemptResult struct {
 	Start, End  time.Time
 	Rows, Bytes int64 // produced
-	Err         error
+	// Emitted counts the batches a result-stage attempt handed to the
+	// caller: once it is positive the attempt cannot be retried.
+	Emitted int
+	Err     error
 }
 
 // LocalWorker is an in-process worker: each attempt runs in a goroutine.

@@ -1,0 +1,147 @@
+package fsql_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/fsql-dev/fsql"
+	"github.com/fsql-dev/fsql/internal/answers"
+)
+
+// speculationSettings is a pool of 4 one-slot workers, fixed parallelism
+// 4 (every stage has peers for the detector's baseline), and a detector
+// quick enough for the tests' scale-0.2 tasks of tens of milliseconds.
+var speculationSettings = []string{
+	"minicluster.number-of-taskmanagers=4",
+	"taskmanager.numberOfTaskSlots=1",
+	"execution.batch.adaptive.auto-parallelism.enabled=false",
+	"parallelism.default=4",
+	"execution.batch.speculative.enabled=true",
+	"slow-task-detector.check-interval=5ms",
+	"slow-task-detector.execution-time.baseline-lower-bound=20ms",
+	"slow-task-detector.execution-time.baseline-ratio=0.5",
+	"restart-strategy.fixed-delay.delay=5ms",
+}
+
+// specEngine opens the golden data with settings and faults f, allocating
+// from alloc.
+func specEngine(t *testing.T, alloc memory.Allocator, f *fsql.Faults, set ...string) *fsql.Engine {
+	t.Helper()
+	cfg := fsql.DefaultConfig()
+	for _, kv := range set {
+		k, v, _ := strings.Cut(kv, "=")
+		if err := cfg.Set(k, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eng, err := fsql.Open(tpcdsData(t), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f != nil {
+		eng = eng.WithFaults(*f)
+	}
+	return eng.WithAllocator(alloc)
+}
+
+// specAnswer runs golden query q on eng and returns its answer and how
+// its tasks ran.
+func specAnswer(t *testing.T, eng *fsql.Engine, q string) (*answers.Answer, fsql.AttemptStats) {
+	t.Helper()
+	text, err := os.ReadFile(filepath.Join("testdata", "tpcds", "queries", q+".sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := eng.Query(context.Background(), strings.TrimSpace(string(text)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var batches []arrow.RecordBatch
+	defer func() {
+		for _, b := range batches {
+			b.Release()
+		}
+	}()
+	for rows.Next() {
+		b := rows.RecordBatch()
+		b.Retain()
+		batches = append(batches, b)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	got, err := answers.FromArrow(rows.Schema(), batches)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got, rows.Attempts()
+}
+
+// TestSpeculationTPCDSSameAnswers runs the 20-query set on 4 workers with
+// speculation on: with no fault, with one worker slowed 10 times, and
+// with the first attempt of task 0 of every stage failed by an injected
+// fault. Every answer is the golden one, every Arrow buffer is released
+// and no goroutine outlives the queries, whatever attempts were
+// cancelled or discarded.
+func TestSpeculationTPCDSSameAnswers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates TPC-DS data")
+	}
+	noLeaks(t)
+	failFirst := func(_, task, attempt int) bool { return task == 0 && attempt == 0 }
+	for _, c := range []struct {
+		name   string
+		faults *fsql.Faults
+		check  func(t *testing.T, total fsql.AttemptStats)
+	}{
+		{"no fault", nil, nil},
+		{"slow worker", &fsql.Faults{SlowWorkers: map[string]float64{"tm-1": 10}}, func(t *testing.T, total fsql.AttemptStats) {
+			if total.Speculative == 0 || total.SpeculativeWon == 0 || !slices.Contains(total.Blocklisted, "tm-1") {
+				t.Errorf("tm-1 slowed 10 times: %d speculative attempts, %d won, blocklisted %v", total.Speculative, total.SpeculativeWon, total.Blocklisted)
+			}
+		}},
+		{"failures", &fsql.Faults{FailAttempt: failFirst}, func(t *testing.T, total fsql.AttemptStats) {
+			// A failed attempt with a speculative copy still running is
+			// not retried: the copy finishes the task.
+			if total.Failed == 0 || total.Retries == 0 {
+				t.Errorf("%d failed attempts, %d retries", total.Failed, total.Retries)
+			}
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var total fsql.AttemptStats
+			for _, q := range goldenQueries {
+				alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+				eng := specEngine(t, alloc, c.faults, speculationSettings...)
+				got, st := specAnswer(t, eng, q)
+				if err := answers.Compare(readAnswer(t, q), got); err != nil {
+					t.Errorf("%s: %v", q, err)
+				}
+				alloc.AssertSize(t, 0)
+				total.Tasks += st.Tasks
+				total.Attempts += st.Attempts
+				total.Speculative += st.Speculative
+				total.SpeculativeWon += st.SpeculativeWon
+				total.Retries += st.Retries
+				total.Failed += st.Failed
+				for _, w := range st.Blocklisted {
+					if !slices.Contains(total.Blocklisted, w) {
+						total.Blocklisted = append(total.Blocklisted, w)
+					}
+				}
+			}
+			t.Logf("%s: %+v", c.name, total)
+			if c.check != nil {
+				c.check(t, total)
+			}
+		})
+	}
+}
