@@ -359,12 +359,12 @@ var configKeys = map[string]configKey{
 	"execution.batch.speculative.block-slow-node-duration": {
 		doc: "how long a slow attempt's worker gets no new attempt (0: no blocklist)",
 		set: func(c *Config, v string) error { return setDuration(&c.BlockSlowNodeDuration, v, false) },
-		get: func(c *Config) string { return c.BlockSlowNodeDuration.String() },
+		get: func(c *Config) string { return formatDuration(c.BlockSlowNodeDuration) },
 	},
 	"slow-task-detector.check-interval": {
 		doc: "how often the slow-task detector runs",
 		set: func(c *Config, v string) error { return setDuration(&c.SlowTaskDetector.CheckInterval, v, true) },
-		get: func(c *Config) string { return c.SlowTaskDetector.CheckInterval.String() },
+		get: func(c *Config) string { return formatDuration(c.SlowTaskDetector.CheckInterval) },
 	},
 	"slow-task-detector.execution-time.baseline-ratio": {
 		doc: "share of a stage's tasks that must finish before its attempts are judged, in [0, 1)",
@@ -393,7 +393,7 @@ var configKeys = map[string]configKey{
 	"slow-task-detector.execution-time.baseline-lower-bound": {
 		doc: "no attempt younger than this is slow",
 		set: func(c *Config, v string) error { return setDuration(&c.SlowTaskDetector.BaselineLowerBound, v, false) },
-		get: func(c *Config) string { return c.SlowTaskDetector.BaselineLowerBound.String() },
+		get: func(c *Config) string { return formatDuration(c.SlowTaskDetector.BaselineLowerBound) },
 	},
 	"slow-task-detector.mode": {
 		doc: "progress (input-bytes weighted baseline and time left at the attempt's own rate), input-bytes (Flink 1.17) or time-only (Flink 1.16)",
@@ -415,7 +415,7 @@ var configKeys = map[string]configKey{
 	"restart-strategy.fixed-delay.delay": {
 		doc: "wait before a failed attempt's retry",
 		set: func(c *Config, v string) error { return setDuration(&c.RestartDelay, v, false) },
-		get: func(c *Config) string { return c.RestartDelay.String() },
+		get: func(c *Config) string { return formatDuration(c.RestartDelay) },
 	},
 	"path-tables.outside-data-dir": {
 		doc: "queries may name files outside the data directory (absolute paths, ..); the command line's default is true",
@@ -672,4 +672,20 @@ func setDuration(dst *time.Duration, v string, positive bool) error {
 	}
 	*dst = d
 	return nil
+}
+
+// formatDuration is d as setDuration reads it back, in the largest whole
+// unit: 1min, 2s, 100ms (Go's form for anything finer).
+func formatDuration(d time.Duration) string {
+	switch {
+	case d == 0:
+		return "0ms"
+	case d%time.Minute == 0:
+		return strconv.FormatInt(int64(d/time.Minute), 10) + "min"
+	case d%time.Second == 0:
+		return strconv.FormatInt(int64(d/time.Second), 10) + "s"
+	case d%time.Millisecond == 0:
+		return strconv.FormatInt(int64(d/time.Millisecond), 10) + "ms"
+	}
+	return d.String()
 }
