@@ -14,9 +14,10 @@ import (
 // stage but the result stage. The worker of every slow attempt is
 // blocklisted, or its block renewed; then, as long as there are free
 // slots the queue does not claim (unclaimedSlots, from FreeSlots, the
-// one definition of free capacity), the slow attempts with the longest estimated time left get
-// a speculative copy on a usable worker that runs no attempt of their
-// task, up to max-concurrent-executions attempts per task. The first
+// one definition of free capacity), the slow attempts with the longest
+// estimated time left get a speculative copy on a usable worker that
+// runs no attempt of their task, up to max-concurrent-executions
+// attempts per task. The first
 // attempt to finish is committed and the others cancelled (loseOthers).
 //
 // The result stage is excluded: its rows stream to the caller as they
