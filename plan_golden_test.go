@@ -15,7 +15,8 @@ var updatePlans = flag.Bool("update-plans", false, "rewrite testdata/plans/*.pla
 
 // planCases are the EXPLAIN goldens: star queries whose fact scan must be
 // pruned dynamically (DynamicFilterDataCollector on the dimension side,
-// OrderEnforce ahead of the fact scan), and a semi join.
+// OrderEnforce ahead of the fact scan), a semi join, a left join and a
+// UNION ALL of two fact tables.
 var planCases = []struct{ name, file string }{
 	{"q3", "tpcds/queries/q3.sql"},
 	{"q7", "tpcds/queries/q7.sql"},
@@ -25,6 +26,7 @@ var planCases = []struct{ name, file string }{
 	{"q55", "tpcds/queries/q55.sql"},
 	{"semi_join", "plans/semi_join.sql"},
 	{"left_join", "plans/left_join.sql"},
+	{"union_all", "plans/union_all.sql"},
 }
 
 func explain(t *testing.T, eng *fsql.Engine, q string) string {

@@ -29,8 +29,9 @@ import (
 // projections, filters, joins (the inner sides and the left side of
 // semi/anti/left/mark joins) and group keys of aggregates — every operator
 // where dropping rows whose key cannot match changes nothing above. It
-// never traces through LIMIT, windows, UNION or MaxOneRow, where dropping
-// rows early would change the answer.
+// also traces into every branch of a UNION ALL (each branch's rows pass
+// through unchanged). It never traces through LIMIT, windows or
+// MaxOneRow, where dropping rows early would change the answer.
 
 // dppPlan is decided before physical building: which joins collect, and
 // which scans wait for which collectors.
@@ -102,14 +103,24 @@ func planDynamicFilters(root Plan) *dppPlan {
 			if !isCol {
 				continue
 			}
-			scan, tcol, ok := traceToScan(fact, col.Index)
-			if !ok || scan.Table.NumRows() < dppMinFactRows || !pruning.SupportedKeyType(col.Type) {
+			if !pruning.SupportedKeyType(col.Type) {
+				continue
+			}
+			var facts []scanColumn
+			for _, sc := range traceToScans(fact, col.Index, nil) {
+				if sc.scan.Table.NumRows() >= dppMinFactRows {
+					facts = append(facts, sc)
+				}
+			}
+			if len(facts) == 0 {
 				continue
 			}
 			d.nextID++
 			c := &exec.DynamicFilterDataCollector{ID: d.nextID}
 			d.collectors[j] = &dppCollector{node: c, keyIdx: ki, factOnL: factOnLeft, onProbe: j.Type == LeftJoin}
-			d.scans[scan] = append(d.scans[scan], dppTarget{collector: c, column: tcol})
+			for _, sc := range facts {
+				d.scans[sc.scan] = append(d.scans[sc.scan], dppTarget{collector: c, column: sc.column})
+			}
 			return
 		}
 	}
@@ -123,35 +134,49 @@ func probeIsRight(j *Join) bool {
 	return Estimate(j.Left).Bytes() < Estimate(j.Right).Bytes()
 }
 
-// traceToScan follows output column col of p down to the scan column it
+// scanColumn is a column of a scan's table.
+type scanColumn struct {
+	scan   *Scan
+	column int // index into the scan's table schema
+}
+
+// traceToScans follows output column col of p down to the scan columns it
 // is a copy of, through operators where pruning rows by that column's
-// value cannot change what survives above.
-func traceToScan(p Plan, col int) (*Scan, int, bool) {
+// value cannot change what survives above, and appends them to out. A
+// UNION ALL passes each branch's rows through unchanged, so its column is
+// traced into every branch (q5, q77 and q80 join a date range with a union
+// of the three sales channels), and a branch where the trail ends (a
+// computed column) is simply read whole.
+func traceToScans(p Plan, col int, out []scanColumn) []scanColumn {
 	switch n := p.(type) {
 	case *Scan:
-		return n, n.Columns[col], true
+		return append(out, scanColumn{n, n.Columns[col]})
 	case *Filter:
-		return traceToScan(n.Child, col)
+		return traceToScans(n.Child, col, out)
 	case *Project:
 		if c, ok := n.Exprs[col].(*expr.Column); ok {
-			return traceToScan(n.Child, c.Index)
+			return traceToScans(n.Child, c.Index, out)
 		}
 	case *Join:
 		lw := width(n.Left)
 		if col < lw {
-			return traceToScan(n.Left, col)
+			return traceToScans(n.Left, col, out)
 		}
 		if n.Type == InnerJoin {
-			return traceToScan(n.Right, col-lw)
+			return traceToScans(n.Right, col-lw, out)
 		}
 	case *Aggregate:
 		if !n.Rollup && col < len(n.GroupBy) {
 			if c, ok := n.GroupBy[col].(*expr.Column); ok {
-				return traceToScan(n.Child, c.Index)
+				return traceToScans(n.Child, c.Index, out)
 			}
 		}
+	case *Union:
+		for _, in := range n.Inputs {
+			out = traceToScans(in, col, out)
+		}
 	}
-	return nil, 0, false
+	return out
 }
 
 // wrapScan wraps a physical scan for DPP when the plan chose it as a
