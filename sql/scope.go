@@ -208,5 +208,20 @@ func (b *Binder) table(name string) (*hive.Table, error) {
 			known = append(known, c.Name.O)
 		}
 	}
-	return nil, errs.Wrap(errs.ErNoSuchTable, "%w%s", err, suggest.Phrase(suggest.Closest(name, known), quoted))
+	// The message is the binder's (hive's names the folder and every
+	// table); hive's error stays the cause, for errors.Is.
+	off := tableOffset(b.env.Source, name)
+	where := b.at(off)
+	if where != "" {
+		where = " " + where
+	}
+	hint := suggest.Phrase(suggest.Closest(name, known), quoted)
+	if hint == "" {
+		if hint = inScope("tables", known); hint == "" {
+			hint = " (SHOW TABLES lists them)"
+		}
+	}
+	e := b.atPos(errs.New(errs.ErNoSuchTable, "unknown table '%s'%s in data directory %s%s", name, where, b.catalog.Dir, hint), off)
+	e.Err = err
+	return nil, e
 }
