@@ -87,6 +87,22 @@ func TestErrorKindsAndCodes(t *testing.T) {
 			t.Errorf("%s: %q is not an *fsql.Error of kind %v", c.q, err, c.kind)
 		}
 	}
+	for _, c := range []struct {
+		q            string
+		kind         fsql.Kind
+		code         int
+		line, column int
+	}{
+		{"select k\nfrom two\nwhere k = = 1", fsql.ErrSyntax, 1064, 3, 11},
+		{"select k,\n  zz from two", fsql.ErrUnknownName, 1054, 2, 3},
+		{"select k from two t where t.k = u.k", fsql.ErrUnknownName, 1054, 1, 33}, // MySQL: unknown column u.k
+	} {
+		_, err := drain(context.Background(), eng, c.q)
+		p := fsql.PositionOf(err)
+		if code, _ := fsql.CodeOf(err); fsql.KindOf(err) != c.kind || code != c.code || p == nil || p.Line != c.line || p.Column != c.column {
+			t.Errorf("%q: %v (kind %v, code %d, at %v), want %v %d at line %d column %d", c.q, err, fsql.KindOf(err), code, p, c.kind, c.code, c.line, c.column)
+		}
+	}
 	_, err = drain(context.Background(), eng, "select * from nope")
 	if !errors.Is(err, fsql.ErrNoTable) {
 		t.Errorf("unknown table: %v does not wrap ErrNoTable", err)

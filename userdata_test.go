@@ -141,10 +141,10 @@ func TestPathTablesSQL(t *testing.T) {
 		is   error
 		want []string
 	}{
-		{"select v from conflict", exec.ErrExecution, []string{"column v", "a.parquet", "b.parquet", "INT", "VARCHAR"}},
-		{"select * from conflict", exec.ErrExecution, []string{"column v"}},
-		{"select tags from nested", exec.ErrExecution, []string{"column tags", "LIST", "leave it out of the query"}},
-		{"select * from nested", exec.ErrExecution, []string{"column tags"}},
+		{"select v from conflict", fsql.ErrIO, []string{"column v", "a.parquet", "b.parquet", "INT", "VARCHAR"}},
+		{"select * from conflict", fsql.ErrIO, []string{"column v"}},
+		{"select tags from nested", fsql.ErrUnsupported, []string{"column tags", "LIST", "leave it out of the query"}},
+		{"select * from nested", fsql.ErrUnsupported, []string{"column tags"}},
 		{"select * from `files/nope.parquet`", errs.ErNoSuchTable, []string{"no file or folder files/nope.parquet"}},
 		{"select * from `../outside.parquet`", exec.ErrPlan, []string{"leads out of the data directory"}},
 		{"select * from `" + filepath.Join(dir, "files", "one.parquet") + "`", exec.ErrPlan, []string{"absolute path", "command line allows"}},

@@ -403,14 +403,17 @@ func (st *scanStream) next(ctx context.Context) (arrow.RecordBatch, error) {
 	}
 }
 
-// wrap makes a reader error an execution error that names the file; a
-// transient I/O failure stays marked retryable (errs.TransientIO).
+// wrap says which table and file a reader error is about. A
+// *hive.FileError of the split's file names the file already. The error
+// keeps the reader's kind (I/O, conflict, unsupported); one without is an
+// execution error. A transient I/O failure stays marked retryable
+// (errs.TransientIO).
 func (st *scanStream) wrap(sp *Split, err error) error {
 	err = errs.TransientIO(err)
-	if strings.Contains(err.Error(), sp.File.Path) {
-		return fmt.Errorf("%w: scan of table %s: %w", ErrExecution, st.s.Table.Name, err)
+	if fe := (*hive.FileError)(nil); errors.As(err, &fe) && fe.Path == sp.File.Path {
+		return errs.Wrap(errs.Execution, "scan of table %s: %w", st.s.Table.Name, err)
 	}
-	return fmt.Errorf("%w: scan of table %s, file %s: %w", ErrExecution, st.s.Table.Name, sp.File.Path, err)
+	return errs.Wrap(errs.Execution, "scan of table %s, file %s: %w", st.s.Table.Name, sp.File.Path, err)
 }
 
 func (st *scanStream) finishFile() {

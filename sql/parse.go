@@ -1,7 +1,6 @@
 package sql
 
 import (
-	"fmt"
 	"regexp"
 	"strings"
 
@@ -10,7 +9,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/mysql"
 	_ "github.com/pingcap/tidb/pkg/parser/test_driver" // literal values
 
-	"github.com/fsql-dev/fsql/exec"
+	"github.com/fsql-dev/fsql/errs"
 )
 
 // Parse parses a script of one or more statements.
@@ -19,36 +18,12 @@ func Parse(text string) ([]ast.StmtNode, error) {
 	p.SetSQLMode(mysql.ModePipesAsConcat | mysql.ModeIgnoreSpace)
 	stmts, _, err := p.Parse(text, "", "")
 	if err != nil {
-		// The TiDB message already says "line L column C near ...".
-		msg := strings.TrimSpace(strings.TrimPrefix(err.Error(), "[parser:1064]"))
-		if at, ok := fullOuterJoinAt(msg); ok {
-			return nil, fmt.Errorf("%w: FULL OUTER JOIN (%s): it is not MySQL syntax and fsql does not run it; write the LEFT JOIN plus the right side's unmatched rows: "+
-				"SELECT ... FROM a LEFT JOIN b ON a.k = b.k UNION ALL SELECT ... FROM b WHERE NOT EXISTS (SELECT 1 FROM a WHERE a.k = b.k) "+
-				"(or, when rows are distinct, ... LEFT JOIN ... UNION ... RIGHT JOIN ...)", exec.ErrNotImplemented, at)
-		}
-		if key := dashedSetKey(text); key != "" {
-			msg += fmt.Sprintf("; a key with '-' is written in backquotes: SET `%s` = ...", key)
-		}
-		return nil, fmt.Errorf("%w: syntax error: %s", exec.ErrPlan, msg)
+		return nil, parseError(text, err)
 	}
 	if len(stmts) == 0 {
-		return nil, fmt.Errorf("%w: empty statement", exec.ErrPlan)
+		return nil, errs.New(errs.ErEmptyQuery, "empty statement")
 	}
 	return stmts, nil
-}
-
-// The parser stops at OUTER in `a FULL OUTER JOIN b` (FULL is read as an
-// alias of a); its message is then "line L column C near "outer join ...".
-var nearOuterJoin = regexp.MustCompile(`(?is)^.*?(line \d+ column \d+) near "outer\s+join\b`)
-
-// fullOuterJoinAt recognises that syntax error and returns its position.
-// (Without OUTER, `a FULL JOIN b` parses; the binder rejects the alias.)
-func fullOuterJoinAt(msg string) (string, bool) {
-	m := nearOuterJoin.FindStringSubmatch(msg)
-	if m == nil {
-		return "", false
-	}
-	return m[1], true
 }
 
 // setDashed finds SET key = ... with an unquoted '-' in the key, which

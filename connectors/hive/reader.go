@@ -70,10 +70,49 @@ type FileReader struct {
 	closed    bool
 }
 
+// FileError is an error reading one data file. OpenFile and
+// FileReader.Next return every error about their file as one (not the
+// context's, nor a column's error that is the table's, Table.ColumnError),
+// and this package's messages about a file name it, so a caller adding
+// context knows from the type, not the text, that the file is named.
+type FileError struct {
+	Path string
+	Err  error
+}
+
+func (e *FileError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the cause, which carries the error's kind.
+func (e *FileError) Unwrap() error { return e.Err }
+
+// inFile makes err a *FileError of path, unless it already is one or it
+// is io.EOF or the context's.
+func inFile(ctx context.Context, path string, err error) error {
+	var fe *FileError
+	if err == nil || err == io.EOF || (ctx != nil && ctx.Err() != nil) || (errors.As(err, &fe) && fe.Path == path) {
+		return err
+	}
+	return &FileError{Path: path, Err: err}
+}
+
 // OpenFile starts reading file f of partition p. Reading a file column
 // whose files disagree on its type, or that fsql cannot read (nested),
-// fails here with the column's error (Table.ColumnError).
+// fails here with the column's error (Table.ColumnError); any other error
+// is a *FileError.
 func (t *Table) OpenFile(p *Partition, f *File, opts ScanOptions) (*FileReader, error) {
+	for _, c := range opts.Columns {
+		if err := t.ColumnError(c); err != nil {
+			return nil, err
+		}
+	}
+	r, err := t.openReader(p, f, opts)
+	if err != nil {
+		return nil, inFile(nil, f.Path, err)
+	}
+	return r, nil
+}
+
+func (t *Table) openReader(p *Partition, f *File, opts ScanOptions) (*FileReader, error) {
 	if opts.BatchSize <= 0 {
 		opts.BatchSize = DefaultBatchSize
 	}
@@ -84,9 +123,6 @@ func (t *Table) OpenFile(p *Partition, f *File, opts ScanOptions) (*FileReader, 
 	for i, c := range opts.Columns {
 		if c < 0 || c >= len(t.Schema.Fields()) {
 			return nil, fmt.Errorf("column #%d out of range for table %s with %d columns", c, t.Name, len(t.Schema.Fields()))
-		}
-		if err := t.ColumnError(c); err != nil {
-			return nil, err
 		}
 		fields[i] = t.Schema.Field(c)
 	}
@@ -223,8 +259,17 @@ func (r *FileReader) BytesRead() int64 {
 	return r.bytesRead
 }
 
-// Next returns the next batch, or (nil, io.EOF) after the last one.
-func (r *FileReader) Next(ctx context.Context) (rec arrow.RecordBatch, err error) {
+// Next returns the next batch, or (nil, io.EOF) after the last one. An
+// error other than the context's is a *FileError.
+func (r *FileReader) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	rec, err := r.next(ctx)
+	if err != nil {
+		return nil, inFile(ctx, r.file.Path, err)
+	}
+	return rec, nil
+}
+
+func (r *FileReader) next(ctx context.Context) (rec arrow.RecordBatch, err error) {
 	if r.closed {
 		return nil, io.EOF
 	}
