@@ -33,8 +33,11 @@ each query's median time, row count and bytes read.
 flags:
   --scale S         TPC-DS scale factor (default 1); data defaults to
                     <user cache>/fsql/tpcds-sf<S>, generated if missing
-  --queries LIST    comma-separated query numbers, e.g. 3,7,14a
+  --queries LIST    comma-separated query numbers, e.g. 3,7,14a, or all
+                    (every qN.sql of the query folder)
                     (default `+strings.Join(defaultBenchQueries, ",")+`)
+  --explain         time planning only: each query runs as EXPLAIN
+                    (catalog snapshot, binding, optimizing, physical plan)
   --runs N          runs per query (default 3)
   --data DIR        data folder instead of the default
   --query-dir DIR   folder of qN.sql files (default testdata/tpcds/queries,
@@ -66,6 +69,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	runs := fset.Int("runs", 3, "runs per query")
 	data := fset.String("data", "", "data folder")
 	queryDir := fset.String("query-dir", filepath.Join("testdata", "tpcds", "queries"), "query folder")
+	explain := fset.Bool("explain", false, "time planning only (EXPLAIN)")
 	var sets setFlags
 	fset.Var(&sets, "set", "key=value")
 	if err := parseFlags(fset, args, stdout, benchUsage); err != nil {
@@ -87,6 +91,11 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	qs, err := loadBenchQueries(*queryDir, *queries)
 	if err != nil {
 		return err
+	}
+	if *explain {
+		for _, q := range qs {
+			q.text = "EXPLAIN " + q.text
+		}
 	}
 
 	ctx, stop := interruptContext()
@@ -130,6 +139,13 @@ func loadBenchQueries(dir, list string) ([]*benchQuery, error) {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("query folder %s not found; run fsql bench from the repository root or pass --query-dir DIR", dir)
 	}
+	if strings.EqualFold(strings.TrimSpace(list), "all") {
+		all, err := allQueryNames(dir)
+		if err != nil {
+			return nil, err
+		}
+		list = strings.Join(all, ",")
+	}
 	var qs []*benchQuery
 	for _, n := range strings.Split(list, ",") {
 		n = strings.TrimPrefix(strings.ToLower(strings.TrimSpace(n)), "q")
@@ -151,6 +167,40 @@ func loadBenchQueries(dir, list string) ([]*benchQuery, error) {
 		return nil, errors.New("--queries lists no query")
 	}
 	return qs, nil
+}
+
+// allQueryNames lists the query numbers of dir's qN.sql files in numeric
+// order (q1, q2, ..., q14a, q14b, ..., q99).
+func allQueryNames(dir string) ([]string, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "q*.sql"))
+	if err != nil {
+		return nil, err
+	}
+	type num struct {
+		n    int
+		name string
+	}
+	var out []num
+	for _, f := range files {
+		name := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "q"), ".sql")
+		digits := strings.TrimRightFunc(name, func(r rune) bool { return r < '0' || r > '9' })
+		n, err := strconv.Atoi(digits)
+		if err != nil {
+			continue // not a numbered query
+		}
+		out = append(out, num{n, name})
+	}
+	slices.SortFunc(out, func(a, b num) int {
+		if a.n != b.n {
+			return a.n - b.n
+		}
+		return strings.Compare(a.name, b.name)
+	})
+	names := make([]string, len(out))
+	for i, q := range out {
+		names[i] = q.name
+	}
+	return names, nil
 }
 
 // runBenchQuery runs q once, draining its result, and records the time.

@@ -106,6 +106,18 @@ func TestLoadBenchQueries(t *testing.T) {
 	if _, err := loadBenchQueries(dir, "7"); err == nil || !strings.Contains(err.Error(), "q7.sql") {
 		t.Errorf("missing query: %v", err)
 	}
+	// all: every numbered query, in numeric order.
+	os.WriteFile(filepath.Join(dir, "q14b.sql"), []byte("select 15\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "q20.sql"), []byte("select 20\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "qnotes.sql"), []byte("select 0\n"), 0o644)
+	qs, err = loadBenchQueries(dir, "all")
+	var names []string
+	for _, q := range qs {
+		names = append(names, q.name)
+	}
+	if err != nil || strings.Join(names, ",") != "q3,q14a,q14b,q20" {
+		t.Errorf("all: %v, %v", names, err)
+	}
 }
 
 func TestPrintBench(t *testing.T) {
