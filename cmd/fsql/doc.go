@@ -9,8 +9,11 @@
 // Without --data, fsql uses a scale-0.01 TPC-DS data set in the user cache
 // folder and writes it the first time, so a fresh machine can run a query
 // with no setup. Results print as an aligned table, CSV or JSON Lines
-// (--format); EXPLAIN output prints as its raw text. Errors print one line,
-// "fsql: <message>", and exit with status 1; Ctrl-C exits with 130.
+// (--format); EXPLAIN output prints as its raw text. Errors print one line
+// and exit with status 1: "fsql: ERROR <number> (<SQLSTATE>) <kind>:
+// <message>" for the engine's (the MySQL number and kind of package fsql;
+// the message names the statement and its line and column), "fsql:
+// <message>" for a mistake on the command line; Ctrl-C exits with 130.
 //
 // On a terminal the prompt edits lines (liner: history file, Tab
 // completion of keywords, tables and columns), Ctrl-C clears the line or

@@ -63,14 +63,25 @@ func interruptContext() (context.Context, context.CancelFunc) {
 	return ctx, stop
 }
 
-// message is the one line printed for an error: the engine's messages
-// already carry the detail, and a cancelled query needs no stack of
-// wrappers to explain itself.
+// message is the one line printed for an error. An error of the engine
+// starts with its MySQL number, SQLSTATE and kind, as the mysql client
+// prints them, then the message, which says where (the script's file and
+// statement, the line and column in the statement) and what:
+//
+//	ERROR 1064 (42000) Syntax: q.sql:3: statement 2: syntax error at line 1 column 10 near "frm"
+//
+// A mistake on the command line is its message alone, and a cancelled
+// query needs no stack of wrappers to explain itself.
 func message(err error) string {
 	if errors.Is(err, context.Canceled) {
 		return "cancelled"
 	}
-	return strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", " ")
+	msg := strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", " ")
+	if k := fsql.KindOf(err); k != 0 {
+		code, state := fsql.CodeOf(err)
+		return fmt.Sprintf("ERROR %d (%s) %s: %s", code, state, k.String(), msg)
+	}
+	return msg
 }
 
 func usage(w io.Writer) {

@@ -248,3 +248,27 @@ func TestProgressBarCountsTables(t *testing.T) {
 		t.Errorf("bar output %q does not end its line", s)
 	}
 }
+
+// TestEngineErrorForm checks the one form of an engine error on stderr:
+// MySQL number, SQLSTATE, kind, then the message with its position.
+func TestEngineErrorForm(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "q.sql")
+	if err := os.WriteFile(script, []byte("select 1;\n\nselect 1\nfrm t;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--data", dir, "-e", "select 1 frm t"}, `fsql: ERROR 1064 (42000) Syntax: syntax error at line 1 column 14 near "t"` + "\n"},
+		{[]string{"--data", dir, "-e", "select x\nfrom nope"}, "fsql: ERROR 1146 (42S02) UnknownName: unknown table 'nope' at line 2 column 6"},
+		{[]string{"--data", dir, "-e", "select 1; select (select 1 union all select 2)"}, "fsql: ERROR 1242 (21000) Execution: statement 2 (line 1): a scalar subquery returned more than one row"},
+		{[]string{"--data", dir, "-f", script}, `fsql: ERROR 1064 (42000) Syntax: ` + script + `: syntax error at line 4 column 5 near "t;"`},
+	} {
+		code, _, stderr := runArgs(t, c.args...)
+		if code != 1 || !strings.HasPrefix(stderr, c.want) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%q: exit code %d, stderr %q, want 1 and %q", c.args, code, stderr, c.want)
+		}
+	}
+}
