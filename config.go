@@ -126,6 +126,13 @@ type Config struct {
 	// CSV says how CSV files are read (the csv.* keys; defaults in
 	// hive.DefaultCSVOptions).
 	CSV hive.CSVOptions
+	// Write says how written tables' Parquet files are laid out:
+	// parquet.compression (zstd by default; snappy, gzip, lz4, brotli,
+	// none), sink.rolling-policy.file-size (the target file size, 128 MiB
+	// by default: a writing task starts a new file once its file reached
+	// it) and parquet.row-group-rows (122,880 by default; row groups are
+	// what min/max statistics skip).
+	Write hive.WriteOptions
 }
 
 // KeyGroups is the number of key groups of every hash exchange, fixed at
@@ -173,6 +180,8 @@ func DefaultConfig() Config {
 		RestartDelay:           restart.Delay,
 
 		CSV: hive.DefaultCSVOptions(),
+
+		Write: hive.WriteOptions{Compression: "zstd", RowGroupRows: hive.DefaultRowGroupRows, TargetFileSize: hive.DefaultTargetFileSize},
 	}
 }
 
@@ -260,6 +269,32 @@ var configKeys = map[string]configKey{
 		doc: "bytes a query may hold in join, aggregate, sort and shuffle buffers (0: no limit)",
 		set: func(c *Config, v string) error { return setBytes(&c.MemoryBudget, v) },
 		get: func(c *Config) string { return formatBytes(c.MemoryBudget) },
+	},
+	"parquet.compression": {
+		doc: "codec of written Parquet files: zstd, snappy, gzip, lz4, brotli or none",
+		set: func(c *Config, v string) error {
+			if _, err := (hive.WriteOptions{Compression: v}).Normalized(); err != nil {
+				return err
+			}
+			c.Write.Compression = strings.ToLower(v)
+			return nil
+		},
+		get: func(c *Config) string { return c.Write.Compression },
+	},
+	"sink.rolling-policy.file-size": {
+		doc: "target size of a written Parquet file",
+		set: func(c *Config, v string) error { return setBytes(&c.Write.TargetFileSize, v) },
+		get: func(c *Config) string { return formatBytes(c.Write.TargetFileSize) },
+	},
+	"parquet.row-group-rows": {
+		doc: "rows per row group of written Parquet files",
+		set: func(c *Config, v string) error {
+			n := int(c.Write.RowGroupRows)
+			err := setInt(&n, v, 1, 1<<30)
+			c.Write.RowGroupRows = int64(n)
+			return err
+		},
+		get: func(c *Config) string { return strconv.FormatInt(c.Write.RowGroupRows, 10) },
 	},
 	"table.optimizer.join.broadcast-threshold": {
 		doc: "build sides estimated smaller than this are broadcast",

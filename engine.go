@@ -32,6 +32,10 @@ func Open(dir string, cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, errs.Wrap(errs.IO, "%w", err)
 	}
+	// Leftovers of write statements a crashed process could not finish
+	// are removed now. They are invisible to readers either way (hidden
+	// folders), so a directory this process may not change still opens.
+	_ = hive.SweepStaging(dir)
 	workers := runtime.NewLocalPool(cfg.TaskManagers, cfg.Slots)
 	return &Engine{dir: dir, cfg: cfg, catalog: cat, alloc: memory.DefaultAllocator, workers: workers, catalogs: &catalogSet{}, blocklist: runtime.NewBlocklist()}, nil
 }
@@ -117,7 +121,7 @@ func (e *Engine) query(ctx context.Context, sess *Session, res resources, query 
 		}
 		return e.emptyRows(ctx), nil
 	}
-	if st.Explain && !st.Analyze {
+	if st.Explain && !st.Analyze && st.Write == nil {
 		graph, err := runtime.BuildJobGraph(root)
 		if err != nil {
 			return nil, err
@@ -128,22 +132,15 @@ func (e *Engine) query(ctx context.Context, sess *Session, res resources, query 
 		}
 		return e.textRows(ctx, text), nil
 	}
+	if st.Write != nil {
+		return e.write(ctx, res, st, root)
+	}
+	if st.Drop != nil {
+		return e.drop(ctx, st.Drop)
+	}
 	stats := exec.NewQueryStats()
 	mem := exec.NewMemoryBudget(cfg.MemoryBudget)
-	run, err := runtime.Run(ctx, root, runtime.RunConfig{
-		Parallelism:            cfg.Parallelism,
-		MaxParallelism:         cfg.KeyGroups(),
-		Workers:                res.workers,
-		Alloc:                  e.alloc,
-		Memory:                 mem,
-		Stats:                  stats,
-		Adaptive:               adaptiveConfig(cfg),
-		DynamicFilterMaxValues: cfg.DynamicFilterMaxValues,
-		Speculation:            speculationConfig(cfg),
-		Restart:                policy.RestartConfig{Attempts: cfg.RestartAttempts, Delay: cfg.RestartDelay},
-		Blocklist:              e.blocklist,
-		Faults:                 e.faults,
-	})
+	run, err := runtime.Run(ctx, root, e.runConfig(res, stats, mem))
 	if err != nil {
 		return nil, err
 	}
@@ -170,6 +167,25 @@ func (e *Engine) query(ctx context.Context, sess *Session, res resources, query 
 	r.stats = stats
 	r.progress = run.Progress
 	return r, nil
+}
+
+// runConfig is how the engine runs a statement's plan with res.
+func (e *Engine) runConfig(res resources, stats *exec.QueryStats, mem *exec.MemoryBudget) runtime.RunConfig {
+	cfg := res.cfg
+	return runtime.RunConfig{
+		Parallelism:            cfg.Parallelism,
+		MaxParallelism:         cfg.KeyGroups(),
+		Workers:                res.workers,
+		Alloc:                  e.alloc,
+		Memory:                 mem,
+		Stats:                  stats,
+		Adaptive:               adaptiveConfig(cfg),
+		DynamicFilterMaxValues: cfg.DynamicFilterMaxValues,
+		Speculation:            speculationConfig(cfg),
+		Restart:                policy.RestartConfig{Attempts: cfg.RestartAttempts, Delay: cfg.RestartDelay},
+		Blocklist:              e.blocklist,
+		Faults:                 e.faults,
+	}
 }
 
 // adaptiveConfig is the scheduler's part of Config.

@@ -57,6 +57,9 @@ var (
 	ErOperandColumns                 = Condition{Semantic, 1241, "21000", "ER_OPERAND_COLUMNS"}
 	ErViewWrongList                  = Condition{Semantic, 1353, "HY000", "ER_VIEW_WRONG_LIST"}
 	ErOptionPreventsStatement        = Condition{Semantic, 1290, "HY000", "ER_OPTION_PREVENTS_STATEMENT"}
+	ErTableExistsError               = Condition{Semantic, 1050, "42S01", "ER_TABLE_EXISTS_ERROR"}
+	ErWrongValueCountOnRow           = Condition{Semantic, 1136, "21S01", "ER_WRONG_VALUE_COUNT_ON_ROW"}
+	ErFileExistsError                = Condition{Semantic, 1086, "HY000", "ER_FILE_EXISTS_ERROR"}
 	ErWindowCircularityInWindowGraph = Condition{Semantic, 3580, "HY000", "ER_WINDOW_CIRCULARITY_IN_WINDOW_GRAPH"}
 	ErWindowNoChildPartitioning      = Condition{Semantic, 3581, "HY000", "ER_WINDOW_NO_CHILD_PARTITIONING"}
 	ErWindowNoInheritFrame           = Condition{Semantic, 3582, "HY000", "ER_WINDOW_NO_INHERIT_FRAME"}
@@ -94,9 +97,10 @@ var (
 
 // IO.
 var (
-	ErErrorOnRead  = Condition{IO, 1024, "HY000", "ER_ERROR_ON_READ"}
-	ErFileNotFound = Condition{IO, 1017, "HY000", "ER_FILE_NOT_FOUND"}
-	ErNotFormFile  = Condition{IO, 1033, "HY000", "ER_NOT_FORM_FILE"}
+	ErErrorOnRead    = Condition{IO, 1024, "HY000", "ER_ERROR_ON_READ"}
+	ErFileNotFound   = Condition{IO, 1017, "HY000", "ER_FILE_NOT_FOUND"}
+	ErNotFormFile    = Condition{IO, 1033, "HY000", "ER_NOT_FORM_FILE"}
+	ErCantCreateFile = Condition{IO, 1004, "HY000", "ER_CANT_CREATE_FILE"}
 )
 
 // Conflict: MySQL's "table definition has changed, please retry

@@ -76,3 +76,19 @@ type DynamicFilterConsumer interface {
 type DynamicFilterReader interface {
 	ReadsCollectors() []int
 }
+
+// AttemptStager is implemented by nodes whose attempts have effects
+// outside the stage's output that must count once per task, whichever
+// attempt wins: a Sink writes each attempt's files into a staging folder
+// of that attempt's own. The scheduler calls CommitAttempt for the attempt
+// it admits as the task's (before the task counts as done, so a stage
+// finishes only after its tasks' effects are committed) and DiscardAttempt
+// for every other attempt once it ended (lost, failed or cancelled),
+// both on its own goroutine, never while the attempt runs. A commit error
+// fails the query; a discard error too, since it leaves data behind. The
+// node's fields say where the effects live, so a node stays plain data
+// and the calls need no state of the run.
+type AttemptStager interface {
+	CommitAttempt(task, attempt int) error
+	DiscardAttempt(task, attempt int) error
+}

@@ -3,6 +3,7 @@ package planwire
 import (
 	"google.golang.org/protobuf/proto"
 
+	"github.com/fsql-dev/fsql/connectors/hive"
 	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/exec"
 	"github.com/fsql-dev/fsql/planwire/pb"
@@ -375,6 +376,26 @@ func (d *decoder) op(m *pb.Node) (exec.Node, error) {
 			out.After = append(out.After, int(id))
 		}
 		return out, nil
+	case *pb.Node_Sink:
+		input, err := d.node(x.Sink.Input)
+		if err != nil {
+			return nil, err
+		}
+		spec, err := decodeWriteSpec(x.Sink.Spec)
+		if err != nil {
+			return nil, err
+		}
+		return &exec.Sink{Input: input, Spec: spec, Partitions: int(x.Sink.Partitions)}, nil
+	case *pb.Node_TableCommit:
+		input, err := d.node(x.TableCommit.Input)
+		if err != nil {
+			return nil, err
+		}
+		spec, err := decodeWriteSpec(x.TableCommit.Spec)
+		if err != nil {
+			return nil, err
+		}
+		return &exec.TableCommit{Input: input, Spec: spec}, nil
 	}
 	return nil, errs.New(errs.Internal, "node %d has an unknown operator %T", m.Id, m.Op)
 }
@@ -443,4 +464,23 @@ func decodeSortKeys(ms []*pb.SortKey) ([]exec.SortKey, error) {
 		out[i] = exec.SortKey{Expr: e, Desc: m.Desc, NullsFirst: m.NullsFirst}
 	}
 	return out, nil
+}
+
+func decodeWriteSpec(m *pb.WriteSpec) (*hive.WriteSpec, error) {
+	if m == nil || m.Meta == nil || m.Options == nil {
+		return nil, errs.New(errs.Internal, "a write node without its write spec")
+	}
+	w := &hive.WriteSpec{
+		Table: m.Table, DataDir: m.DataDir, Dir: m.Dir, Work: m.Work, ID: m.Id,
+		Create: m.Create, Overwrite: m.Overwrite, Static: m.Static,
+		Meta:    hive.TableMeta{Format: m.Meta.Format, Partitions: m.Meta.Partitions, CreatedBy: m.Meta.CreatedBy},
+		Options: hive.WriteOptions{Compression: m.Options.Compression, RowGroupRows: m.Options.RowGroupRows, TargetFileSize: m.Options.TargetFileSize},
+	}
+	for _, c := range m.Meta.Columns {
+		w.Meta.Columns = append(w.Meta.Columns, hive.MetaColumn{Name: c.Name, Type: c.Type})
+	}
+	if _, err := w.Meta.Schema(); err != nil {
+		return nil, errs.Wrap(errs.Internal, "the write spec of table %s: %w", w.Table, err)
+	}
+	return w, nil
 }

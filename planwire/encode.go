@@ -330,6 +330,18 @@ func (e *encoder) node(n exec.Node) (*pb.Node, error) {
 			m.After = append(m.After, int32(id))
 		}
 		out.Op = &pb.Node_OrderEnforce{OrderEnforce: m}
+	case *exec.Sink:
+		m := &pb.Sink{Spec: encodeWriteSpec(x.Spec), Partitions: int32(x.Partitions)}
+		if m.Input, err = e.node(x.Input); err != nil {
+			return nil, err
+		}
+		out.Op = &pb.Node_Sink{Sink: m}
+	case *exec.TableCommit:
+		m := &pb.TableCommit{Spec: encodeWriteSpec(x.Spec)}
+		if m.Input, err = e.node(x.Input); err != nil {
+			return nil, err
+		}
+		out.Op = &pb.Node_TableCommit{TableCommit: m}
 	default:
 		return nil, errs.New(errs.Internal, "the plan wire format has no encoding for node %s (%T); add one to plan.proto, encode.go and decode.go", n, n)
 	}
@@ -456,3 +468,16 @@ var (
 	frameUnitsBack    = invert(frameUnits)
 	boundKindsBack    = invert(boundKinds)
 )
+
+func encodeWriteSpec(w *hive.WriteSpec) *pb.WriteSpec {
+	m := &pb.WriteSpec{
+		Table: w.Table, DataDir: w.DataDir, Dir: w.Dir, Work: w.Work, Id: w.ID,
+		Create: w.Create, Overwrite: w.Overwrite, Static: w.Static,
+		Meta:    &pb.TableMeta{Format: w.Meta.Format, Partitions: w.Meta.Partitions, CreatedBy: w.Meta.CreatedBy},
+		Options: &pb.WriteOptions{Compression: w.Options.Compression, RowGroupRows: w.Options.RowGroupRows, TargetFileSize: w.Options.TargetFileSize},
+	}
+	for _, c := range w.Meta.Columns {
+		m.Meta.Columns = append(m.Meta.Columns, &pb.MetaColumn{Name: c.Name, Type: c.Type})
+	}
+	return m
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/fsql-dev/fsql/connectors/hive"
 	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/exec"
 	"github.com/fsql-dev/fsql/exec/expr"
@@ -41,6 +42,12 @@ var encoded = map[reflect.Type][]string{
 	reflect.TypeFor[exec.DynamicFilterDataCollector](): {"ID", "Child", "Keys"},
 	reflect.TypeFor[exec.OrderEnforce]():               {"Child", "After"},
 	reflect.TypeFor[shuffle.Exchange]():                {"Kind", "Child", "Keys", "MaxParallelism"},
+	reflect.TypeFor[exec.Sink]():                       {"Input", "Spec", "Partitions"},
+	reflect.TypeFor[exec.TableCommit]():                {"Input", "Spec"},
+	reflect.TypeFor[hive.WriteSpec]():                  {"Table", "DataDir", "Dir", "Work", "ID", "Create", "Overwrite", "Static", "Meta", "Options"},
+	reflect.TypeFor[hive.TableMeta]():                  {"Format", "Columns", "Partitions", "CreatedBy"},
+	reflect.TypeFor[hive.MetaColumn]():                 {"Name", "Type"},
+	reflect.TypeFor[hive.WriteOptions]():               {"Compression", "RowGroupRows", "TargetFileSize"},
 	// Parts of nodes.
 	reflect.TypeFor[exec.AggFunc]():     {"Fn", "Arg", "Distinct", "Type", "Name"},
 	reflect.TypeFor[exec.WindowFunc]():  {"Fn", "Arg", "Type", "Name", "N", "Default"},

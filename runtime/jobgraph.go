@@ -36,6 +36,10 @@ type Stage struct {
 	// collect (DynamicFilterProducer): an attempt's keys are committed or
 	// discarded with the attempt.
 	collectors []int
+	// stagers are the nodes that stage effects per attempt outside the
+	// stage's output (AttemptStager: a sink's files), committed or
+	// discarded with the attempt.
+	stagers []exec.AttemptStager
 }
 
 // JobGraph is a plan cut into stages. It is immutable once built and may
@@ -108,6 +112,9 @@ func BuildJobGraph(root exec.Node) (*JobGraph, error) {
 		walkStage(st.Root, func(n exec.Node) {
 			if p, ok := n.(exec.DynamicFilterProducer); ok {
 				st.collectors = append(st.collectors, p.CollectorID())
+			}
+			if p, ok := n.(exec.AttemptStager); ok {
+				st.stagers = append(st.stagers, p)
 			}
 		})
 	}

@@ -530,6 +530,11 @@ func (s *scheduler) commit(att *Attempt) error {
 	}
 	s.cfg.Stats.Add(att.stats)
 	att.stats = nil
+	for _, n := range r.Stage.stagers {
+		if err := n.CommitAttempt(task.Index, att.Number); err != nil {
+			return fmt.Errorf("stage %d task %d: %w", r.Stage.ID, task.Index, err)
+		}
+	}
 	task.Committed = att
 	r.committed++
 	s.exec.progress.taskDone(r.Stage)
@@ -548,6 +553,11 @@ func (s *scheduler) discard(att *Attempt) {
 		s.services.DynamicFilters.Collector(id).Discard(task.Index, att.Number)
 	}
 	att.stats = nil
+	for _, n := range r.Stage.stagers {
+		if err := n.DiscardAttempt(task.Index, att.Number); err != nil {
+			s.fail(fmt.Errorf("stage %d task %d: %w", r.Stage.ID, task.Index, err))
+		}
+	}
 }
 
 // loseOthers stops the other attempts of a committed task: queued ones

@@ -71,6 +71,11 @@ type Statement struct {
 	Explain bool
 	Analyze bool
 	Set     []Assignment
+	// Write is set for a statement that writes a table: Plan yields
+	// the rows to write.
+	Write *WriteTarget
+	// Drop is set for DROP TABLE (Plan is then nil).
+	Drop *DropTarget
 }
 
 // Bind binds one parsed statement.
@@ -112,9 +117,31 @@ func (b *Binder) BindEnv(ctx context.Context, stmt ast.StmtNode, env Env) (*Stat
 		st.Explain, st.Analyze = true, ex.Analyze
 		stmt = ex.Stmt
 	}
+	var write *Statement
+	switch n := stmt.(type) {
+	case *ast.CreateTableStmt:
+		write, err = b.bindCreateTable(n)
+	case *ast.InsertStmt:
+		write, err = b.bindInsert(n)
+	case *ast.DropTableStmt:
+		if st.Explain {
+			return nil, errs.New(errs.Unsupported, "EXPLAIN of DROP TABLE")
+		}
+		return b.bindDropTable(n)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if write != nil {
+		if st.Analyze {
+			return nil, errs.New(errs.Unsupported, "EXPLAIN ANALYZE of a write statement (EXPLAIN shows its plan without running it)")
+		}
+		write.Explain = st.Explain
+		return write, nil
+	}
 	rs, ok := stmt.(ast.ResultSetNode)
 	if !ok {
-		return nil, errs.New(errs.Unsupported, "%s (fsql runs SELECT, WITH, EXPLAIN [ANALYZE], SHOW TABLES, SHOW COLUMNS, DESCRIBE, SHOW CREATE TABLE, SHOW VARIABLES, SHOW BUILTINS and SET)", statementKind(stmt))
+		return nil, errs.New(errs.Unsupported, "%s (fsql runs SELECT, WITH, EXPLAIN [ANALYZE], SHOW TABLES, SHOW COLUMNS, DESCRIBE, SHOW CREATE TABLE, SHOW VARIABLES, SHOW BUILTINS, SET, CREATE TABLE ... AS SELECT, INSERT, REPLACE and DROP TABLE)", statementKind(stmt))
 	}
 	q, err := b.bindQuery(rs, nil)
 	if err != nil {

@@ -61,7 +61,7 @@ func nest() fieldRule                             { return fieldRule{use: useNes
 
 // The parser's unexported base structs (text, offsets, the TiDB type slot
 // of expressions) are parser bookkeeping wherever they are embedded.
-var baseFields = map[string]bool{"node": true, "stmtNode": true, "dmlNode": true, "exprNode": true, "funcNode": true, "TexprNode": true}
+var baseFields = map[string]bool{"node": true, "stmtNode": true, "dmlNode": true, "ddlNode": true, "exprNode": true, "funcNode": true, "TexprNode": true}
 
 func typeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
 
@@ -110,6 +110,58 @@ var astFields = map[reflect.Type]map[string]fieldRule{
 		"Priority":        ignore(),
 		"TableHints":      check(hints),
 		"ExplicitAll":     ignore(), // SELECT ALL is the default
+	},
+	typeOf[ast.CreateTableStmt](): {
+		"IfNotExists":      bind(),
+		"TemporaryKeyword": reject("CREATE TEMPORARY TABLE"),
+		"OnCommitDelete":   reject("ON COMMIT DELETE ROWS"),
+		"Table":            bind(),
+		"ReferTable":       reject("CREATE TABLE ... LIKE"),
+		"Cols":             bind(),
+		"Constraints":      bind(),
+		"SplitIndex":       reject("SPLIT INDEX"),
+		"Options":          bind(),
+		"Partition":        nest(),
+		"OnDuplicate":      reject("IGNORE or REPLACE in CREATE TABLE ... SELECT"),
+		"Select":           bind(),
+	},
+	// PARTITION BY KEY (cols) names a new table's Hive partition
+	// columns; the rest of MySQL's partitioning has no meaning here.
+	typeOf[ast.PartitionOptions](): {
+		"PartitionMethod": nest(),
+		"Sub":             reject("subpartitions"),
+		"Definitions":     reject("partition definitions (fsql makes a folder per partition value)"),
+		"UpdateIndexes":   reject("UPDATE INDEXES"),
+	},
+	typeOf[ast.PartitionMethod](): {
+		"Tp":           check(partitionKind),
+		"Linear":       reject("PARTITION BY LINEAR"),
+		"Expr":         reject("a partitioning expression (partition by columns: PARTITION BY KEY (col, ...))"),
+		"ColumnNames":  bind(),
+		"Unit":         reject("a partitioning interval unit"),
+		"Limit":        reject("a partitioning limit"),
+		"Num":          check(partitionCount),
+		"KeyAlgorithm": reject("PARTITION BY KEY ALGORITHM"),
+		"Interval":     reject("INTERVAL partitioning"),
+	},
+	typeOf[ast.DropTableStmt](): {
+		"IfExists":         bind(),
+		"Tables":           bind(),
+		"IsView":           reject("DROP VIEW"),
+		"TemporaryKeyword": reject("DROP TEMPORARY TABLE"),
+	},
+	typeOf[ast.InsertStmt](): {
+		"IsReplace":      bind(),
+		"IgnoreErr":      reject("INSERT IGNORE"),
+		"Table":          bind(),
+		"Columns":        bind(),
+		"Lists":          bind(),
+		"Setlist":        reject("INSERT ... SET"),
+		"Priority":       ignore(),
+		"OnDuplicate":    reject("ON DUPLICATE KEY UPDATE"),
+		"Select":         bind(),
+		"TableHints":     check(hints),
+		"PartitionNames": bind(),
 	},
 	typeOf[ast.SetOprStmt](): {
 		"IsInBraces": internal(),
@@ -514,6 +566,22 @@ func selectKind(v reflect.Value) error {
 		return fmt.Errorf("%w: the VALUES statement", exec.ErrNotImplemented)
 	}
 	return fmt.Errorf("%w: SELECT statement kind %d", exec.ErrNotImplemented, k)
+}
+
+func partitionKind(v reflect.Value) error {
+	if t, _ := v.Interface().(ast.PartitionType); t != ast.PartitionTypeKey {
+		return errs.New(errs.Unsupported, "PARTITION BY %s: fsql takes PARTITION BY KEY (col, ...), which names the Hive partition columns (folders col=value/)", strings.ToUpper(t.String()))
+	}
+	return nil
+}
+
+// partitionCount accepts the PARTITIONS 1 the parser fills in when the
+// clause has none: a folder per value is not a fixed count.
+func partitionCount(v reflect.Value) error {
+	if v.Uint() > 1 {
+		return errs.New(errs.Unsupported, "PARTITIONS %d: fsql makes one folder per partition value (PARTITION BY KEY (col, ...) alone)", v.Uint())
+	}
+	return nil
 }
 
 func explainFormat(v reflect.Value) error {

@@ -191,6 +191,23 @@ func open(dir string, opts Options, footers *footerCache) (*Catalog, error) {
 	return c, nil
 }
 
+// Has reports whether the data directory has a folder called name
+// (case-insensitive), table or not.
+func (c *Catalog) Has(name string) bool {
+	_, ok := c.entries[strings.ToLower(name)]
+	return ok
+}
+
+// Folder is the folder of the data directory called name
+// (case-insensitive), as spelled on disk.
+func (c *Catalog) Folder(name string) (string, bool) {
+	e, ok := c.entries[strings.ToLower(name)]
+	if !ok {
+		return "", false
+	}
+	return e.dir, true
+}
+
 // TableNames returns the table names as spelled on disk, sorted.
 func (c *Catalog) TableNames() []string { return append([]string(nil), c.names...) }
 
@@ -234,6 +251,11 @@ type Table struct {
 	// Partitions are sorted by folder. A table without partition folders
 	// has a single Partition with nil Values.
 	Partitions []*Partition
+
+	// Managed says fsql created the table: its marker declares the
+	// schema and its manifest lists the files (manifest.go), so fsql may
+	// write it.
+	Managed bool
 
 	columns []tableColumn // per file column: name, type, and the error reading it gives
 	opts    Options
@@ -357,6 +379,13 @@ func (t *Table) NumBytes() int64 {
 // loadTable lists the table in dir and reads the footers of its files,
 // reusing cached footers whose file stamps are unchanged.
 func (c *Catalog) loadTable(ctx context.Context, name, dir string) (*Table, error) {
+	// A table fsql wrote lists its files in a manifest (manifest.go).
+	if meta, ok, err := ReadTableMeta(dir); err != nil || ok {
+		if err != nil {
+			return nil, fmt.Errorf("table %s: %w", name, err)
+		}
+		return c.loadManifestTable(ctx, name, dir, meta)
+	}
 	raws, keep, err := listTable(c.root, name, dir, c.footers.listings(dir))
 	if err != nil {
 		return nil, err
@@ -377,7 +406,7 @@ func (c *Catalog) buildTable(ctx context.Context, name, dir, key string, raws []
 	if b := c.footers.lastBuilt(key); b != nil && b.serves(name, dir, c.opts, raws) {
 		return b.table, nil
 	}
-	t, err := c.assembleTable(ctx, name, dir, key, raws)
+	t, err := c.assembleTable(ctx, name, dir, key, raws, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -385,8 +414,16 @@ func (c *Catalog) buildTable(ctx context.Context, name, dir, key string, raws []
 	return t, nil
 }
 
-// assembleTable is buildTable without the reuse.
-func (c *Catalog) assembleTable(ctx context.Context, name, dir, key string, raws []rawPartition) (*Table, error) {
+// buildTableTyped is buildTable with the partition columns' types given
+// (an fsql table's marker declares them) rather than guessed from the
+// folder values.
+func (c *Catalog) buildTableTyped(ctx context.Context, name, dir, key string, raws []rawPartition, declared []arrow.DataType) (*Table, error) {
+	return c.assembleTable(ctx, name, dir, key, raws, declared)
+}
+
+// assembleTable is buildTable without the reuse; declared, when not nil,
+// types the partition columns.
+func (c *Catalog) assembleTable(ctx context.Context, name, dir, key string, raws []rawPartition, declared []arrow.DataType) (*Table, error) {
 	keys := raws[0].keys
 	for _, r := range raws[1:] {
 		if !equalFold(r.keys, keys) {
@@ -395,6 +432,10 @@ func (c *Catalog) assembleTable(ctx context.Context, name, dir, key string, raws
 		}
 	}
 	partTypes, partValues, err := typePartitions(keys, raws)
+	if declared != nil {
+		partTypes = declared
+		partValues, err = typedPartitions(keys, raws, declared)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w", name, err)
 	}

@@ -33,6 +33,12 @@
 // are partition columns), relative to the data directory, or anywhere when
 // Options.OutsideDataDir allows it.
 //
+// A table fsql wrote (CREATE TABLE ... AS SELECT) holds _fsql/ beside its
+// data: a marker with the column types and one manifest per version
+// listing the table's files. Such a table is read from its newest
+// manifest rather than listed, so a write statement's files appear at
+// once (manifest.go); write.go and writer.go are the writing side.
+//
 // # Types
 //
 // A partition column's type comes from all of its folder values (NULLs

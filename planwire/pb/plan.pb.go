@@ -711,6 +711,8 @@ type Node struct {
 	//	*Node_MaxOneRow
 	//	*Node_Collector
 	//	*Node_OrderEnforce
+	//	*Node_Sink
+	//	*Node_TableCommit
 	Op            isNode_Op `protobuf_oneof:"op"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -922,6 +924,24 @@ func (x *Node) GetOrderEnforce() *OrderEnforce {
 	return nil
 }
 
+func (x *Node) GetSink() *Sink {
+	if x != nil {
+		if x, ok := x.Op.(*Node_Sink); ok {
+			return x.Sink
+		}
+	}
+	return nil
+}
+
+func (x *Node) GetTableCommit() *TableCommit {
+	if x != nil {
+		if x, ok := x.Op.(*Node_TableCommit); ok {
+			return x.TableCommit
+		}
+	}
+	return nil
+}
+
 type isNode_Op interface {
 	isNode_Op()
 }
@@ -1000,6 +1020,14 @@ type Node_OrderEnforce struct {
 	OrderEnforce *OrderEnforce `protobuf:"bytes,19,opt,name=order_enforce,json=orderEnforce,proto3,oneof"`
 }
 
+type Node_Sink struct {
+	Sink *Sink `protobuf:"bytes,20,opt,name=sink,proto3,oneof"`
+}
+
+type Node_TableCommit struct {
+	TableCommit *TableCommit `protobuf:"bytes,21,opt,name=table_commit,json=tableCommit,proto3,oneof"`
+}
+
 func (*Node_Ref) isNode_Op() {}
 
 func (*Node_Input) isNode_Op() {}
@@ -1035,6 +1063,10 @@ func (*Node_MaxOneRow) isNode_Op() {}
 func (*Node_Collector) isNode_Op() {}
 
 func (*Node_OrderEnforce) isNode_Op() {}
+
+func (*Node_Sink) isNode_Op() {}
+
+func (*Node_TableCommit) isNode_Op() {}
 
 // InputExchange is an exchange the stage reads: a leaf of its fragment.
 // Its exchange ID names the producer: the fragment whose output it is.
@@ -2631,6 +2663,418 @@ func (x *OrderEnforce) GetAfter() []int32 {
 	return nil
 }
 
+// Sink writes its input into a table's staging folder; TableCommit
+// publishes what the committed tasks wrote. Both name the folders by
+// path (hive.WriteSpec), so a worker elsewhere must see the same data
+// directory.
+type Sink struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Input         *Node                  `protobuf:"bytes,1,opt,name=input,proto3" json:"input,omitempty"`
+	Spec          *WriteSpec             `protobuf:"bytes,2,opt,name=spec,proto3" json:"spec,omitempty"`
+	Partitions    int32                  `protobuf:"varint,3,opt,name=partitions,proto3" json:"partitions,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Sink) Reset() {
+	*x = Sink{}
+	mi := &file_plan_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Sink) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Sink) ProtoMessage() {}
+
+func (x *Sink) ProtoReflect() protoreflect.Message {
+	mi := &file_plan_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Sink.ProtoReflect.Descriptor instead.
+func (*Sink) Descriptor() ([]byte, []int) {
+	return file_plan_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *Sink) GetInput() *Node {
+	if x != nil {
+		return x.Input
+	}
+	return nil
+}
+
+func (x *Sink) GetSpec() *WriteSpec {
+	if x != nil {
+		return x.Spec
+	}
+	return nil
+}
+
+func (x *Sink) GetPartitions() int32 {
+	if x != nil {
+		return x.Partitions
+	}
+	return 0
+}
+
+type TableCommit struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Input         *Node                  `protobuf:"bytes,1,opt,name=input,proto3" json:"input,omitempty"`
+	Spec          *WriteSpec             `protobuf:"bytes,2,opt,name=spec,proto3" json:"spec,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TableCommit) Reset() {
+	*x = TableCommit{}
+	mi := &file_plan_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TableCommit) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TableCommit) ProtoMessage() {}
+
+func (x *TableCommit) ProtoReflect() protoreflect.Message {
+	mi := &file_plan_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TableCommit.ProtoReflect.Descriptor instead.
+func (*TableCommit) Descriptor() ([]byte, []int) {
+	return file_plan_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *TableCommit) GetInput() *Node {
+	if x != nil {
+		return x.Input
+	}
+	return nil
+}
+
+func (x *TableCommit) GetSpec() *WriteSpec {
+	if x != nil {
+		return x.Spec
+	}
+	return nil
+}
+
+type WriteSpec struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Table         string                 `protobuf:"bytes,1,opt,name=table,proto3" json:"table,omitempty"`
+	DataDir       string                 `protobuf:"bytes,2,opt,name=data_dir,json=dataDir,proto3" json:"data_dir,omitempty"`
+	Dir           string                 `protobuf:"bytes,3,opt,name=dir,proto3" json:"dir,omitempty"`
+	Work          string                 `protobuf:"bytes,4,opt,name=work,proto3" json:"work,omitempty"`
+	Id            string                 `protobuf:"bytes,5,opt,name=id,proto3" json:"id,omitempty"`
+	Create        bool                   `protobuf:"varint,6,opt,name=create,proto3" json:"create,omitempty"`
+	Overwrite     bool                   `protobuf:"varint,7,opt,name=overwrite,proto3" json:"overwrite,omitempty"`
+	Static        []string               `protobuf:"bytes,8,rep,name=static,proto3" json:"static,omitempty"`
+	Meta          *TableMeta             `protobuf:"bytes,9,opt,name=meta,proto3" json:"meta,omitempty"`
+	Options       *WriteOptions          `protobuf:"bytes,10,opt,name=options,proto3" json:"options,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WriteSpec) Reset() {
+	*x = WriteSpec{}
+	mi := &file_plan_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WriteSpec) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WriteSpec) ProtoMessage() {}
+
+func (x *WriteSpec) ProtoReflect() protoreflect.Message {
+	mi := &file_plan_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WriteSpec.ProtoReflect.Descriptor instead.
+func (*WriteSpec) Descriptor() ([]byte, []int) {
+	return file_plan_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *WriteSpec) GetTable() string {
+	if x != nil {
+		return x.Table
+	}
+	return ""
+}
+
+func (x *WriteSpec) GetDataDir() string {
+	if x != nil {
+		return x.DataDir
+	}
+	return ""
+}
+
+func (x *WriteSpec) GetDir() string {
+	if x != nil {
+		return x.Dir
+	}
+	return ""
+}
+
+func (x *WriteSpec) GetWork() string {
+	if x != nil {
+		return x.Work
+	}
+	return ""
+}
+
+func (x *WriteSpec) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *WriteSpec) GetCreate() bool {
+	if x != nil {
+		return x.Create
+	}
+	return false
+}
+
+func (x *WriteSpec) GetOverwrite() bool {
+	if x != nil {
+		return x.Overwrite
+	}
+	return false
+}
+
+func (x *WriteSpec) GetStatic() []string {
+	if x != nil {
+		return x.Static
+	}
+	return nil
+}
+
+func (x *WriteSpec) GetMeta() *TableMeta {
+	if x != nil {
+		return x.Meta
+	}
+	return nil
+}
+
+func (x *WriteSpec) GetOptions() *WriteOptions {
+	if x != nil {
+		return x.Options
+	}
+	return nil
+}
+
+type TableMeta struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Format        string                 `protobuf:"bytes,1,opt,name=format,proto3" json:"format,omitempty"`
+	Columns       []*MetaColumn          `protobuf:"bytes,2,rep,name=columns,proto3" json:"columns,omitempty"`
+	Partitions    []string               `protobuf:"bytes,3,rep,name=partitions,proto3" json:"partitions,omitempty"`
+	CreatedBy     string                 `protobuf:"bytes,4,opt,name=created_by,json=createdBy,proto3" json:"created_by,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TableMeta) Reset() {
+	*x = TableMeta{}
+	mi := &file_plan_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TableMeta) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TableMeta) ProtoMessage() {}
+
+func (x *TableMeta) ProtoReflect() protoreflect.Message {
+	mi := &file_plan_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TableMeta.ProtoReflect.Descriptor instead.
+func (*TableMeta) Descriptor() ([]byte, []int) {
+	return file_plan_proto_rawDescGZIP(), []int{32}
+}
+
+func (x *TableMeta) GetFormat() string {
+	if x != nil {
+		return x.Format
+	}
+	return ""
+}
+
+func (x *TableMeta) GetColumns() []*MetaColumn {
+	if x != nil {
+		return x.Columns
+	}
+	return nil
+}
+
+func (x *TableMeta) GetPartitions() []string {
+	if x != nil {
+		return x.Partitions
+	}
+	return nil
+}
+
+func (x *TableMeta) GetCreatedBy() string {
+	if x != nil {
+		return x.CreatedBy
+	}
+	return ""
+}
+
+type MetaColumn struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Type          string                 `protobuf:"bytes,2,opt,name=type,proto3" json:"type,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MetaColumn) Reset() {
+	*x = MetaColumn{}
+	mi := &file_plan_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MetaColumn) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MetaColumn) ProtoMessage() {}
+
+func (x *MetaColumn) ProtoReflect() protoreflect.Message {
+	mi := &file_plan_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MetaColumn.ProtoReflect.Descriptor instead.
+func (*MetaColumn) Descriptor() ([]byte, []int) {
+	return file_plan_proto_rawDescGZIP(), []int{33}
+}
+
+func (x *MetaColumn) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *MetaColumn) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+type WriteOptions struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	Compression    string                 `protobuf:"bytes,1,opt,name=compression,proto3" json:"compression,omitempty"`
+	RowGroupRows   int64                  `protobuf:"varint,2,opt,name=row_group_rows,json=rowGroupRows,proto3" json:"row_group_rows,omitempty"`
+	TargetFileSize int64                  `protobuf:"varint,3,opt,name=target_file_size,json=targetFileSize,proto3" json:"target_file_size,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *WriteOptions) Reset() {
+	*x = WriteOptions{}
+	mi := &file_plan_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WriteOptions) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WriteOptions) ProtoMessage() {}
+
+func (x *WriteOptions) ProtoReflect() protoreflect.Message {
+	mi := &file_plan_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WriteOptions.ProtoReflect.Descriptor instead.
+func (*WriteOptions) Descriptor() ([]byte, []int) {
+	return file_plan_proto_rawDescGZIP(), []int{34}
+}
+
+func (x *WriteOptions) GetCompression() string {
+	if x != nil {
+		return x.Compression
+	}
+	return ""
+}
+
+func (x *WriteOptions) GetRowGroupRows() int64 {
+	if x != nil {
+		return x.RowGroupRows
+	}
+	return 0
+}
+
+func (x *WriteOptions) GetTargetFileSize() int64 {
+	if x != nil {
+		return x.TargetFileSize
+	}
+	return 0
+}
+
 // Expr is a bound expression: a column reference, a constant or a call.
 type Expr struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2646,7 +3090,7 @@ type Expr struct {
 
 func (x *Expr) Reset() {
 	*x = Expr{}
-	mi := &file_plan_proto_msgTypes[29]
+	mi := &file_plan_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2658,7 +3102,7 @@ func (x *Expr) String() string {
 func (*Expr) ProtoMessage() {}
 
 func (x *Expr) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[29]
+	mi := &file_plan_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2671,7 +3115,7 @@ func (x *Expr) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Expr.ProtoReflect.Descriptor instead.
 func (*Expr) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{29}
+	return file_plan_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *Expr) GetKind() isExpr_Kind {
@@ -2741,7 +3185,7 @@ type Column struct {
 
 func (x *Column) Reset() {
 	*x = Column{}
-	mi := &file_plan_proto_msgTypes[30]
+	mi := &file_plan_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2753,7 +3197,7 @@ func (x *Column) String() string {
 func (*Column) ProtoMessage() {}
 
 func (x *Column) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[30]
+	mi := &file_plan_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2766,7 +3210,7 @@ func (x *Column) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Column.ProtoReflect.Descriptor instead.
 func (*Column) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{30}
+	return file_plan_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *Column) GetIndex() int32 {
@@ -2816,7 +3260,7 @@ type Literal struct {
 
 func (x *Literal) Reset() {
 	*x = Literal{}
-	mi := &file_plan_proto_msgTypes[31]
+	mi := &file_plan_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2828,7 +3272,7 @@ func (x *Literal) String() string {
 func (*Literal) ProtoMessage() {}
 
 func (x *Literal) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[31]
+	mi := &file_plan_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2841,7 +3285,7 @@ func (x *Literal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Literal.ProtoReflect.Descriptor instead.
 func (*Literal) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{31}
+	return file_plan_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *Literal) GetType() *DataType {
@@ -3054,7 +3498,7 @@ type Decimal128 struct {
 
 func (x *Decimal128) Reset() {
 	*x = Decimal128{}
-	mi := &file_plan_proto_msgTypes[32]
+	mi := &file_plan_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3066,7 +3510,7 @@ func (x *Decimal128) String() string {
 func (*Decimal128) ProtoMessage() {}
 
 func (x *Decimal128) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[32]
+	mi := &file_plan_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3079,7 +3523,7 @@ func (x *Decimal128) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Decimal128.ProtoReflect.Descriptor instead.
 func (*Decimal128) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{32}
+	return file_plan_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *Decimal128) GetHigh() int64 {
@@ -3113,7 +3557,7 @@ type Call struct {
 
 func (x *Call) Reset() {
 	*x = Call{}
-	mi := &file_plan_proto_msgTypes[33]
+	mi := &file_plan_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3125,7 +3569,7 @@ func (x *Call) String() string {
 func (*Call) ProtoMessage() {}
 
 func (x *Call) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[33]
+	mi := &file_plan_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3138,7 +3582,7 @@ func (x *Call) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Call.ProtoReflect.Descriptor instead.
 func (*Call) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{33}
+	return file_plan_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *Call) GetFn() string {
@@ -3188,7 +3632,7 @@ type DataType struct {
 
 func (x *DataType) Reset() {
 	*x = DataType{}
-	mi := &file_plan_proto_msgTypes[34]
+	mi := &file_plan_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3200,7 +3644,7 @@ func (x *DataType) String() string {
 func (*DataType) ProtoMessage() {}
 
 func (x *DataType) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[34]
+	mi := &file_plan_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3213,7 +3657,7 @@ func (x *DataType) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DataType.ProtoReflect.Descriptor instead.
 func (*DataType) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{34}
+	return file_plan_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *DataType) GetId() TypeID {
@@ -3269,7 +3713,7 @@ type Field struct {
 
 func (x *Field) Reset() {
 	*x = Field{}
-	mi := &file_plan_proto_msgTypes[35]
+	mi := &file_plan_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3281,7 +3725,7 @@ func (x *Field) String() string {
 func (*Field) ProtoMessage() {}
 
 func (x *Field) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[35]
+	mi := &file_plan_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3294,7 +3738,7 @@ func (x *Field) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Field.ProtoReflect.Descriptor instead.
 func (*Field) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{35}
+	return file_plan_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *Field) GetName() string {
@@ -3344,7 +3788,7 @@ type Table struct {
 
 func (x *Table) Reset() {
 	*x = Table{}
-	mi := &file_plan_proto_msgTypes[36]
+	mi := &file_plan_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3356,7 +3800,7 @@ func (x *Table) String() string {
 func (*Table) ProtoMessage() {}
 
 func (x *Table) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[36]
+	mi := &file_plan_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3369,7 +3813,7 @@ func (x *Table) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Table.ProtoReflect.Descriptor instead.
 func (*Table) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{36}
+	return file_plan_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *Table) GetName() string {
@@ -3424,7 +3868,7 @@ type ColumnCheck struct {
 
 func (x *ColumnCheck) Reset() {
 	*x = ColumnCheck{}
-	mi := &file_plan_proto_msgTypes[37]
+	mi := &file_plan_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3436,7 +3880,7 @@ func (x *ColumnCheck) String() string {
 func (*ColumnCheck) ProtoMessage() {}
 
 func (x *ColumnCheck) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[37]
+	mi := &file_plan_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3449,7 +3893,7 @@ func (x *ColumnCheck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ColumnCheck.ProtoReflect.Descriptor instead.
 func (*ColumnCheck) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{37}
+	return file_plan_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *ColumnCheck) GetName() string {
@@ -3478,7 +3922,7 @@ type Partition struct {
 
 func (x *Partition) Reset() {
 	*x = Partition{}
-	mi := &file_plan_proto_msgTypes[38]
+	mi := &file_plan_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3490,7 +3934,7 @@ func (x *Partition) String() string {
 func (*Partition) ProtoMessage() {}
 
 func (x *Partition) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[38]
+	mi := &file_plan_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3503,7 +3947,7 @@ func (x *Partition) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Partition.ProtoReflect.Descriptor instead.
 func (*Partition) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{38}
+	return file_plan_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *Partition) GetPath() string {
@@ -3534,7 +3978,7 @@ type File struct {
 
 func (x *File) Reset() {
 	*x = File{}
-	mi := &file_plan_proto_msgTypes[39]
+	mi := &file_plan_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3546,7 +3990,7 @@ func (x *File) String() string {
 func (*File) ProtoMessage() {}
 
 func (x *File) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[39]
+	mi := &file_plan_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3559,7 +4003,7 @@ func (x *File) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use File.ProtoReflect.Descriptor instead.
 func (*File) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{39}
+	return file_plan_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *File) GetName() string {
@@ -3616,7 +4060,7 @@ const file_plan_proto_rawDesc = "" +
 	"\x02id\x18\x01 \x01(\x05R\x02id\x122\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\x1e.fsql.planwire.v1.ExchangeKindR\x04kind\x12*\n" +
 	"\x04keys\x18\x03 \x03(\v2\x16.fsql.planwire.v1.ExprR\x04keys\x12'\n" +
-	"\x0fmax_parallelism\x18\x04 \x01(\x05R\x0emaxParallelism\"\x8e\b\n" +
+	"\x0fmax_parallelism\x18\x04 \x01(\x05R\x0emaxParallelism\"\x80\t\n" +
 	"\x04Node\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x05R\x02id\x12\x12\n" +
 	"\x03ref\x18\x02 \x01(\x05H\x00R\x03ref\x127\n" +
@@ -3637,7 +4081,9 @@ const file_plan_proto_rawDesc = "" +
 	"\x06values\x18\x10 \x01(\v2\x18.fsql.planwire.v1.ValuesH\x00R\x06values\x12=\n" +
 	"\vmax_one_row\x18\x11 \x01(\v2\x1b.fsql.planwire.v1.MaxOneRowH\x00R\tmaxOneRow\x12L\n" +
 	"\tcollector\x18\x12 \x01(\v2,.fsql.planwire.v1.DynamicFilterDataCollectorH\x00R\tcollector\x12E\n" +
-	"\rorder_enforce\x18\x13 \x01(\v2\x1e.fsql.planwire.v1.OrderEnforceH\x00R\forderEnforceB\x04\n" +
+	"\rorder_enforce\x18\x13 \x01(\v2\x1e.fsql.planwire.v1.OrderEnforceH\x00R\forderEnforce\x12,\n" +
+	"\x04sink\x18\x14 \x01(\v2\x16.fsql.planwire.v1.SinkH\x00R\x04sink\x12B\n" +
+	"\ftable_commit\x18\x15 \x01(\v2\x1d.fsql.planwire.v1.TableCommitH\x00R\vtableCommitB\x04\n" +
 	"\x02op\"x\n" +
 	"\rInputExchange\x126\n" +
 	"\bexchange\x18\x01 \x01(\v2\x1a.fsql.planwire.v1.ExchangeR\bexchange\x12/\n" +
@@ -3756,7 +4202,44 @@ const file_plan_proto_rawDesc = "" +
 	"\x04keys\x18\x03 \x03(\v2\x16.fsql.planwire.v1.ExprR\x04keys\"R\n" +
 	"\fOrderEnforce\x12,\n" +
 	"\x05child\x18\x01 \x01(\v2\x16.fsql.planwire.v1.NodeR\x05child\x12\x14\n" +
-	"\x05after\x18\x02 \x03(\x05R\x05after\"\xa7\x01\n" +
+	"\x05after\x18\x02 \x03(\x05R\x05after\"\x85\x01\n" +
+	"\x04Sink\x12,\n" +
+	"\x05input\x18\x01 \x01(\v2\x16.fsql.planwire.v1.NodeR\x05input\x12/\n" +
+	"\x04spec\x18\x02 \x01(\v2\x1b.fsql.planwire.v1.WriteSpecR\x04spec\x12\x1e\n" +
+	"\n" +
+	"partitions\x18\x03 \x01(\x05R\n" +
+	"partitions\"l\n" +
+	"\vTableCommit\x12,\n" +
+	"\x05input\x18\x01 \x01(\v2\x16.fsql.planwire.v1.NodeR\x05input\x12/\n" +
+	"\x04spec\x18\x02 \x01(\v2\x1b.fsql.planwire.v1.WriteSpecR\x04spec\"\xab\x02\n" +
+	"\tWriteSpec\x12\x14\n" +
+	"\x05table\x18\x01 \x01(\tR\x05table\x12\x19\n" +
+	"\bdata_dir\x18\x02 \x01(\tR\adataDir\x12\x10\n" +
+	"\x03dir\x18\x03 \x01(\tR\x03dir\x12\x12\n" +
+	"\x04work\x18\x04 \x01(\tR\x04work\x12\x0e\n" +
+	"\x02id\x18\x05 \x01(\tR\x02id\x12\x16\n" +
+	"\x06create\x18\x06 \x01(\bR\x06create\x12\x1c\n" +
+	"\toverwrite\x18\a \x01(\bR\toverwrite\x12\x16\n" +
+	"\x06static\x18\b \x03(\tR\x06static\x12/\n" +
+	"\x04meta\x18\t \x01(\v2\x1b.fsql.planwire.v1.TableMetaR\x04meta\x128\n" +
+	"\aoptions\x18\n" +
+	" \x01(\v2\x1e.fsql.planwire.v1.WriteOptionsR\aoptions\"\x9a\x01\n" +
+	"\tTableMeta\x12\x16\n" +
+	"\x06format\x18\x01 \x01(\tR\x06format\x126\n" +
+	"\acolumns\x18\x02 \x03(\v2\x1c.fsql.planwire.v1.MetaColumnR\acolumns\x12\x1e\n" +
+	"\n" +
+	"partitions\x18\x03 \x03(\tR\n" +
+	"partitions\x12\x1d\n" +
+	"\n" +
+	"created_by\x18\x04 \x01(\tR\tcreatedBy\"4\n" +
+	"\n" +
+	"MetaColumn\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
+	"\x04type\x18\x02 \x01(\tR\x04type\"\x80\x01\n" +
+	"\fWriteOptions\x12 \n" +
+	"\vcompression\x18\x01 \x01(\tR\vcompression\x12$\n" +
+	"\x0erow_group_rows\x18\x02 \x01(\x03R\frowGroupRows\x12(\n" +
+	"\x10target_file_size\x18\x03 \x01(\x03R\x0etargetFileSize\"\xa7\x01\n" +
 	"\x04Expr\x122\n" +
 	"\x06column\x18\x01 \x01(\v2\x18.fsql.planwire.v1.ColumnH\x00R\x06column\x125\n" +
 	"\aliteral\x18\x02 \x01(\v2\x19.fsql.planwire.v1.LiteralH\x00R\aliteral\x12,\n" +
@@ -3905,7 +4388,7 @@ func file_plan_proto_rawDescGZIP() []byte {
 }
 
 var file_plan_proto_enumTypes = make([]protoimpl.EnumInfo, 7)
-var file_plan_proto_msgTypes = make([]protoimpl.MessageInfo, 40)
+var file_plan_proto_msgTypes = make([]protoimpl.MessageInfo, 46)
 var file_plan_proto_goTypes = []any{
 	(ExchangeKind)(0),                  // 0: fsql.planwire.v1.ExchangeKind
 	(JoinType)(0),                      // 1: fsql.planwire.v1.JoinType
@@ -3943,116 +4426,131 @@ var file_plan_proto_goTypes = []any{
 	(*MaxOneRow)(nil),                  // 33: fsql.planwire.v1.MaxOneRow
 	(*DynamicFilterDataCollector)(nil), // 34: fsql.planwire.v1.DynamicFilterDataCollector
 	(*OrderEnforce)(nil),               // 35: fsql.planwire.v1.OrderEnforce
-	(*Expr)(nil),                       // 36: fsql.planwire.v1.Expr
-	(*Column)(nil),                     // 37: fsql.planwire.v1.Column
-	(*Literal)(nil),                    // 38: fsql.planwire.v1.Literal
-	(*Decimal128)(nil),                 // 39: fsql.planwire.v1.Decimal128
-	(*Call)(nil),                       // 40: fsql.planwire.v1.Call
-	(*DataType)(nil),                   // 41: fsql.planwire.v1.DataType
-	(*Field)(nil),                      // 42: fsql.planwire.v1.Field
-	(*Table)(nil),                      // 43: fsql.planwire.v1.Table
-	(*ColumnCheck)(nil),                // 44: fsql.planwire.v1.ColumnCheck
-	(*Partition)(nil),                  // 45: fsql.planwire.v1.Partition
-	(*File)(nil),                       // 46: fsql.planwire.v1.File
+	(*Sink)(nil),                       // 36: fsql.planwire.v1.Sink
+	(*TableCommit)(nil),                // 37: fsql.planwire.v1.TableCommit
+	(*WriteSpec)(nil),                  // 38: fsql.planwire.v1.WriteSpec
+	(*TableMeta)(nil),                  // 39: fsql.planwire.v1.TableMeta
+	(*MetaColumn)(nil),                 // 40: fsql.planwire.v1.MetaColumn
+	(*WriteOptions)(nil),               // 41: fsql.planwire.v1.WriteOptions
+	(*Expr)(nil),                       // 42: fsql.planwire.v1.Expr
+	(*Column)(nil),                     // 43: fsql.planwire.v1.Column
+	(*Literal)(nil),                    // 44: fsql.planwire.v1.Literal
+	(*Decimal128)(nil),                 // 45: fsql.planwire.v1.Decimal128
+	(*Call)(nil),                       // 46: fsql.planwire.v1.Call
+	(*DataType)(nil),                   // 47: fsql.planwire.v1.DataType
+	(*Field)(nil),                      // 48: fsql.planwire.v1.Field
+	(*Table)(nil),                      // 49: fsql.planwire.v1.Table
+	(*ColumnCheck)(nil),                // 50: fsql.planwire.v1.ColumnCheck
+	(*Partition)(nil),                  // 51: fsql.planwire.v1.Partition
+	(*File)(nil),                       // 52: fsql.planwire.v1.File
 }
 var file_plan_proto_depIdxs = []int32{
-	8,  // 0: fsql.planwire.v1.Plan.fragments:type_name -> fsql.planwire.v1.Fragment
-	10, // 1: fsql.planwire.v1.Fragment.root:type_name -> fsql.planwire.v1.Node
-	9,  // 2: fsql.planwire.v1.Fragment.output:type_name -> fsql.planwire.v1.Exchange
-	43, // 3: fsql.planwire.v1.Fragment.tables:type_name -> fsql.planwire.v1.Table
-	0,  // 4: fsql.planwire.v1.Exchange.kind:type_name -> fsql.planwire.v1.ExchangeKind
-	36, // 5: fsql.planwire.v1.Exchange.keys:type_name -> fsql.planwire.v1.Expr
-	11, // 6: fsql.planwire.v1.Node.input:type_name -> fsql.planwire.v1.InputExchange
-	12, // 7: fsql.planwire.v1.Node.scan:type_name -> fsql.planwire.v1.Scan
-	14, // 8: fsql.planwire.v1.Node.filter:type_name -> fsql.planwire.v1.Filter
-	15, // 9: fsql.planwire.v1.Node.project:type_name -> fsql.planwire.v1.Project
-	16, // 10: fsql.planwire.v1.Node.hash_join:type_name -> fsql.planwire.v1.HashJoin
-	17, // 11: fsql.planwire.v1.Node.nested_loop_join:type_name -> fsql.planwire.v1.NestedLoopJoin
-	19, // 12: fsql.planwire.v1.Node.hash_aggregate:type_name -> fsql.planwire.v1.HashAggregate
-	21, // 13: fsql.planwire.v1.Node.expand:type_name -> fsql.planwire.v1.Expand
-	23, // 14: fsql.planwire.v1.Node.sort:type_name -> fsql.planwire.v1.Sort
-	24, // 15: fsql.planwire.v1.Node.top_n:type_name -> fsql.planwire.v1.TopN
-	25, // 16: fsql.planwire.v1.Node.limit:type_name -> fsql.planwire.v1.Limit
-	26, // 17: fsql.planwire.v1.Node.union_all:type_name -> fsql.planwire.v1.UnionAll
-	30, // 18: fsql.planwire.v1.Node.window:type_name -> fsql.planwire.v1.Window
-	32, // 19: fsql.planwire.v1.Node.values:type_name -> fsql.planwire.v1.Values
-	33, // 20: fsql.planwire.v1.Node.max_one_row:type_name -> fsql.planwire.v1.MaxOneRow
-	34, // 21: fsql.planwire.v1.Node.collector:type_name -> fsql.planwire.v1.DynamicFilterDataCollector
-	35, // 22: fsql.planwire.v1.Node.order_enforce:type_name -> fsql.planwire.v1.OrderEnforce
-	9,  // 23: fsql.planwire.v1.InputExchange.exchange:type_name -> fsql.planwire.v1.Exchange
-	42, // 24: fsql.planwire.v1.InputExchange.schema:type_name -> fsql.planwire.v1.Field
-	36, // 25: fsql.planwire.v1.Scan.filters:type_name -> fsql.planwire.v1.Expr
-	13, // 26: fsql.planwire.v1.Scan.dynamic_filters:type_name -> fsql.planwire.v1.DynamicFilterTarget
-	10, // 27: fsql.planwire.v1.Filter.child:type_name -> fsql.planwire.v1.Node
-	36, // 28: fsql.planwire.v1.Filter.cond:type_name -> fsql.planwire.v1.Expr
-	10, // 29: fsql.planwire.v1.Project.child:type_name -> fsql.planwire.v1.Node
-	36, // 30: fsql.planwire.v1.Project.exprs:type_name -> fsql.planwire.v1.Expr
-	1,  // 31: fsql.planwire.v1.HashJoin.type:type_name -> fsql.planwire.v1.JoinType
-	10, // 32: fsql.planwire.v1.HashJoin.build:type_name -> fsql.planwire.v1.Node
-	10, // 33: fsql.planwire.v1.HashJoin.probe:type_name -> fsql.planwire.v1.Node
-	36, // 34: fsql.planwire.v1.HashJoin.build_keys:type_name -> fsql.planwire.v1.Expr
-	36, // 35: fsql.planwire.v1.HashJoin.probe_keys:type_name -> fsql.planwire.v1.Expr
-	36, // 36: fsql.planwire.v1.HashJoin.residual:type_name -> fsql.planwire.v1.Expr
-	1,  // 37: fsql.planwire.v1.NestedLoopJoin.type:type_name -> fsql.planwire.v1.JoinType
-	10, // 38: fsql.planwire.v1.NestedLoopJoin.build:type_name -> fsql.planwire.v1.Node
-	10, // 39: fsql.planwire.v1.NestedLoopJoin.probe:type_name -> fsql.planwire.v1.Node
-	36, // 40: fsql.planwire.v1.NestedLoopJoin.cond:type_name -> fsql.planwire.v1.Expr
-	36, // 41: fsql.planwire.v1.AggFunc.arg:type_name -> fsql.planwire.v1.Expr
-	41, // 42: fsql.planwire.v1.AggFunc.type:type_name -> fsql.planwire.v1.DataType
-	10, // 43: fsql.planwire.v1.HashAggregate.child:type_name -> fsql.planwire.v1.Node
-	2,  // 44: fsql.planwire.v1.HashAggregate.mode:type_name -> fsql.planwire.v1.AggMode
-	36, // 45: fsql.planwire.v1.HashAggregate.group_by:type_name -> fsql.planwire.v1.Expr
-	18, // 46: fsql.planwire.v1.HashAggregate.aggs:type_name -> fsql.planwire.v1.AggFunc
-	10, // 47: fsql.planwire.v1.Expand.child:type_name -> fsql.planwire.v1.Node
-	20, // 48: fsql.planwire.v1.Expand.sets:type_name -> fsql.planwire.v1.IntList
-	36, // 49: fsql.planwire.v1.Expand.exprs:type_name -> fsql.planwire.v1.Expr
-	36, // 50: fsql.planwire.v1.Expand.pass:type_name -> fsql.planwire.v1.Expr
-	36, // 51: fsql.planwire.v1.SortKey.expr:type_name -> fsql.planwire.v1.Expr
-	10, // 52: fsql.planwire.v1.Sort.child:type_name -> fsql.planwire.v1.Node
-	22, // 53: fsql.planwire.v1.Sort.keys:type_name -> fsql.planwire.v1.SortKey
-	10, // 54: fsql.planwire.v1.TopN.child:type_name -> fsql.planwire.v1.Node
-	22, // 55: fsql.planwire.v1.TopN.keys:type_name -> fsql.planwire.v1.SortKey
-	10, // 56: fsql.planwire.v1.Limit.child:type_name -> fsql.planwire.v1.Node
-	10, // 57: fsql.planwire.v1.UnionAll.inputs:type_name -> fsql.planwire.v1.Node
-	4,  // 58: fsql.planwire.v1.FrameBound.kind:type_name -> fsql.planwire.v1.BoundKind
-	36, // 59: fsql.planwire.v1.FrameBound.value:type_name -> fsql.planwire.v1.Expr
-	3,  // 60: fsql.planwire.v1.WindowFrame.unit:type_name -> fsql.planwire.v1.FrameUnit
-	27, // 61: fsql.planwire.v1.WindowFrame.start:type_name -> fsql.planwire.v1.FrameBound
-	27, // 62: fsql.planwire.v1.WindowFrame.end:type_name -> fsql.planwire.v1.FrameBound
-	36, // 63: fsql.planwire.v1.WindowFunc.arg:type_name -> fsql.planwire.v1.Expr
-	41, // 64: fsql.planwire.v1.WindowFunc.type:type_name -> fsql.planwire.v1.DataType
-	38, // 65: fsql.planwire.v1.WindowFunc.default:type_name -> fsql.planwire.v1.Literal
-	10, // 66: fsql.planwire.v1.Window.child:type_name -> fsql.planwire.v1.Node
-	36, // 67: fsql.planwire.v1.Window.partition_by:type_name -> fsql.planwire.v1.Expr
-	22, // 68: fsql.planwire.v1.Window.order_by:type_name -> fsql.planwire.v1.SortKey
-	29, // 69: fsql.planwire.v1.Window.funcs:type_name -> fsql.planwire.v1.WindowFunc
-	28, // 70: fsql.planwire.v1.Window.frame:type_name -> fsql.planwire.v1.WindowFrame
-	36, // 71: fsql.planwire.v1.ExprList.exprs:type_name -> fsql.planwire.v1.Expr
-	31, // 72: fsql.planwire.v1.Values.rows:type_name -> fsql.planwire.v1.ExprList
-	41, // 73: fsql.planwire.v1.Values.types:type_name -> fsql.planwire.v1.DataType
-	10, // 74: fsql.planwire.v1.MaxOneRow.child:type_name -> fsql.planwire.v1.Node
-	10, // 75: fsql.planwire.v1.DynamicFilterDataCollector.child:type_name -> fsql.planwire.v1.Node
-	36, // 76: fsql.planwire.v1.DynamicFilterDataCollector.keys:type_name -> fsql.planwire.v1.Expr
-	10, // 77: fsql.planwire.v1.OrderEnforce.child:type_name -> fsql.planwire.v1.Node
-	37, // 78: fsql.planwire.v1.Expr.column:type_name -> fsql.planwire.v1.Column
-	38, // 79: fsql.planwire.v1.Expr.literal:type_name -> fsql.planwire.v1.Literal
-	40, // 80: fsql.planwire.v1.Expr.call:type_name -> fsql.planwire.v1.Call
-	41, // 81: fsql.planwire.v1.Column.type:type_name -> fsql.planwire.v1.DataType
-	41, // 82: fsql.planwire.v1.Literal.type:type_name -> fsql.planwire.v1.DataType
-	39, // 83: fsql.planwire.v1.Literal.decimal_value:type_name -> fsql.planwire.v1.Decimal128
-	41, // 84: fsql.planwire.v1.Call.type:type_name -> fsql.planwire.v1.DataType
-	36, // 85: fsql.planwire.v1.Call.args:type_name -> fsql.planwire.v1.Expr
-	6,  // 86: fsql.planwire.v1.DataType.id:type_name -> fsql.planwire.v1.TypeID
-	5,  // 87: fsql.planwire.v1.DataType.time_unit:type_name -> fsql.planwire.v1.TimeUnit
-	41, // 88: fsql.planwire.v1.Field.type:type_name -> fsql.planwire.v1.DataType
-	44, // 89: fsql.planwire.v1.Table.columns:type_name -> fsql.planwire.v1.ColumnCheck
-	45, // 90: fsql.planwire.v1.Table.partitions:type_name -> fsql.planwire.v1.Partition
-	46, // 91: fsql.planwire.v1.Partition.files:type_name -> fsql.planwire.v1.File
-	92, // [92:92] is the sub-list for method output_type
-	92, // [92:92] is the sub-list for method input_type
-	92, // [92:92] is the sub-list for extension type_name
-	92, // [92:92] is the sub-list for extension extendee
-	0,  // [0:92] is the sub-list for field type_name
+	8,   // 0: fsql.planwire.v1.Plan.fragments:type_name -> fsql.planwire.v1.Fragment
+	10,  // 1: fsql.planwire.v1.Fragment.root:type_name -> fsql.planwire.v1.Node
+	9,   // 2: fsql.planwire.v1.Fragment.output:type_name -> fsql.planwire.v1.Exchange
+	49,  // 3: fsql.planwire.v1.Fragment.tables:type_name -> fsql.planwire.v1.Table
+	0,   // 4: fsql.planwire.v1.Exchange.kind:type_name -> fsql.planwire.v1.ExchangeKind
+	42,  // 5: fsql.planwire.v1.Exchange.keys:type_name -> fsql.planwire.v1.Expr
+	11,  // 6: fsql.planwire.v1.Node.input:type_name -> fsql.planwire.v1.InputExchange
+	12,  // 7: fsql.planwire.v1.Node.scan:type_name -> fsql.planwire.v1.Scan
+	14,  // 8: fsql.planwire.v1.Node.filter:type_name -> fsql.planwire.v1.Filter
+	15,  // 9: fsql.planwire.v1.Node.project:type_name -> fsql.planwire.v1.Project
+	16,  // 10: fsql.planwire.v1.Node.hash_join:type_name -> fsql.planwire.v1.HashJoin
+	17,  // 11: fsql.planwire.v1.Node.nested_loop_join:type_name -> fsql.planwire.v1.NestedLoopJoin
+	19,  // 12: fsql.planwire.v1.Node.hash_aggregate:type_name -> fsql.planwire.v1.HashAggregate
+	21,  // 13: fsql.planwire.v1.Node.expand:type_name -> fsql.planwire.v1.Expand
+	23,  // 14: fsql.planwire.v1.Node.sort:type_name -> fsql.planwire.v1.Sort
+	24,  // 15: fsql.planwire.v1.Node.top_n:type_name -> fsql.planwire.v1.TopN
+	25,  // 16: fsql.planwire.v1.Node.limit:type_name -> fsql.planwire.v1.Limit
+	26,  // 17: fsql.planwire.v1.Node.union_all:type_name -> fsql.planwire.v1.UnionAll
+	30,  // 18: fsql.planwire.v1.Node.window:type_name -> fsql.planwire.v1.Window
+	32,  // 19: fsql.planwire.v1.Node.values:type_name -> fsql.planwire.v1.Values
+	33,  // 20: fsql.planwire.v1.Node.max_one_row:type_name -> fsql.planwire.v1.MaxOneRow
+	34,  // 21: fsql.planwire.v1.Node.collector:type_name -> fsql.planwire.v1.DynamicFilterDataCollector
+	35,  // 22: fsql.planwire.v1.Node.order_enforce:type_name -> fsql.planwire.v1.OrderEnforce
+	36,  // 23: fsql.planwire.v1.Node.sink:type_name -> fsql.planwire.v1.Sink
+	37,  // 24: fsql.planwire.v1.Node.table_commit:type_name -> fsql.planwire.v1.TableCommit
+	9,   // 25: fsql.planwire.v1.InputExchange.exchange:type_name -> fsql.planwire.v1.Exchange
+	48,  // 26: fsql.planwire.v1.InputExchange.schema:type_name -> fsql.planwire.v1.Field
+	42,  // 27: fsql.planwire.v1.Scan.filters:type_name -> fsql.planwire.v1.Expr
+	13,  // 28: fsql.planwire.v1.Scan.dynamic_filters:type_name -> fsql.planwire.v1.DynamicFilterTarget
+	10,  // 29: fsql.planwire.v1.Filter.child:type_name -> fsql.planwire.v1.Node
+	42,  // 30: fsql.planwire.v1.Filter.cond:type_name -> fsql.planwire.v1.Expr
+	10,  // 31: fsql.planwire.v1.Project.child:type_name -> fsql.planwire.v1.Node
+	42,  // 32: fsql.planwire.v1.Project.exprs:type_name -> fsql.planwire.v1.Expr
+	1,   // 33: fsql.planwire.v1.HashJoin.type:type_name -> fsql.planwire.v1.JoinType
+	10,  // 34: fsql.planwire.v1.HashJoin.build:type_name -> fsql.planwire.v1.Node
+	10,  // 35: fsql.planwire.v1.HashJoin.probe:type_name -> fsql.planwire.v1.Node
+	42,  // 36: fsql.planwire.v1.HashJoin.build_keys:type_name -> fsql.planwire.v1.Expr
+	42,  // 37: fsql.planwire.v1.HashJoin.probe_keys:type_name -> fsql.planwire.v1.Expr
+	42,  // 38: fsql.planwire.v1.HashJoin.residual:type_name -> fsql.planwire.v1.Expr
+	1,   // 39: fsql.planwire.v1.NestedLoopJoin.type:type_name -> fsql.planwire.v1.JoinType
+	10,  // 40: fsql.planwire.v1.NestedLoopJoin.build:type_name -> fsql.planwire.v1.Node
+	10,  // 41: fsql.planwire.v1.NestedLoopJoin.probe:type_name -> fsql.planwire.v1.Node
+	42,  // 42: fsql.planwire.v1.NestedLoopJoin.cond:type_name -> fsql.planwire.v1.Expr
+	42,  // 43: fsql.planwire.v1.AggFunc.arg:type_name -> fsql.planwire.v1.Expr
+	47,  // 44: fsql.planwire.v1.AggFunc.type:type_name -> fsql.planwire.v1.DataType
+	10,  // 45: fsql.planwire.v1.HashAggregate.child:type_name -> fsql.planwire.v1.Node
+	2,   // 46: fsql.planwire.v1.HashAggregate.mode:type_name -> fsql.planwire.v1.AggMode
+	42,  // 47: fsql.planwire.v1.HashAggregate.group_by:type_name -> fsql.planwire.v1.Expr
+	18,  // 48: fsql.planwire.v1.HashAggregate.aggs:type_name -> fsql.planwire.v1.AggFunc
+	10,  // 49: fsql.planwire.v1.Expand.child:type_name -> fsql.planwire.v1.Node
+	20,  // 50: fsql.planwire.v1.Expand.sets:type_name -> fsql.planwire.v1.IntList
+	42,  // 51: fsql.planwire.v1.Expand.exprs:type_name -> fsql.planwire.v1.Expr
+	42,  // 52: fsql.planwire.v1.Expand.pass:type_name -> fsql.planwire.v1.Expr
+	42,  // 53: fsql.planwire.v1.SortKey.expr:type_name -> fsql.planwire.v1.Expr
+	10,  // 54: fsql.planwire.v1.Sort.child:type_name -> fsql.planwire.v1.Node
+	22,  // 55: fsql.planwire.v1.Sort.keys:type_name -> fsql.planwire.v1.SortKey
+	10,  // 56: fsql.planwire.v1.TopN.child:type_name -> fsql.planwire.v1.Node
+	22,  // 57: fsql.planwire.v1.TopN.keys:type_name -> fsql.planwire.v1.SortKey
+	10,  // 58: fsql.planwire.v1.Limit.child:type_name -> fsql.planwire.v1.Node
+	10,  // 59: fsql.planwire.v1.UnionAll.inputs:type_name -> fsql.planwire.v1.Node
+	4,   // 60: fsql.planwire.v1.FrameBound.kind:type_name -> fsql.planwire.v1.BoundKind
+	42,  // 61: fsql.planwire.v1.FrameBound.value:type_name -> fsql.planwire.v1.Expr
+	3,   // 62: fsql.planwire.v1.WindowFrame.unit:type_name -> fsql.planwire.v1.FrameUnit
+	27,  // 63: fsql.planwire.v1.WindowFrame.start:type_name -> fsql.planwire.v1.FrameBound
+	27,  // 64: fsql.planwire.v1.WindowFrame.end:type_name -> fsql.planwire.v1.FrameBound
+	42,  // 65: fsql.planwire.v1.WindowFunc.arg:type_name -> fsql.planwire.v1.Expr
+	47,  // 66: fsql.planwire.v1.WindowFunc.type:type_name -> fsql.planwire.v1.DataType
+	44,  // 67: fsql.planwire.v1.WindowFunc.default:type_name -> fsql.planwire.v1.Literal
+	10,  // 68: fsql.planwire.v1.Window.child:type_name -> fsql.planwire.v1.Node
+	42,  // 69: fsql.planwire.v1.Window.partition_by:type_name -> fsql.planwire.v1.Expr
+	22,  // 70: fsql.planwire.v1.Window.order_by:type_name -> fsql.planwire.v1.SortKey
+	29,  // 71: fsql.planwire.v1.Window.funcs:type_name -> fsql.planwire.v1.WindowFunc
+	28,  // 72: fsql.planwire.v1.Window.frame:type_name -> fsql.planwire.v1.WindowFrame
+	42,  // 73: fsql.planwire.v1.ExprList.exprs:type_name -> fsql.planwire.v1.Expr
+	31,  // 74: fsql.planwire.v1.Values.rows:type_name -> fsql.planwire.v1.ExprList
+	47,  // 75: fsql.planwire.v1.Values.types:type_name -> fsql.planwire.v1.DataType
+	10,  // 76: fsql.planwire.v1.MaxOneRow.child:type_name -> fsql.planwire.v1.Node
+	10,  // 77: fsql.planwire.v1.DynamicFilterDataCollector.child:type_name -> fsql.planwire.v1.Node
+	42,  // 78: fsql.planwire.v1.DynamicFilterDataCollector.keys:type_name -> fsql.planwire.v1.Expr
+	10,  // 79: fsql.planwire.v1.OrderEnforce.child:type_name -> fsql.planwire.v1.Node
+	10,  // 80: fsql.planwire.v1.Sink.input:type_name -> fsql.planwire.v1.Node
+	38,  // 81: fsql.planwire.v1.Sink.spec:type_name -> fsql.planwire.v1.WriteSpec
+	10,  // 82: fsql.planwire.v1.TableCommit.input:type_name -> fsql.planwire.v1.Node
+	38,  // 83: fsql.planwire.v1.TableCommit.spec:type_name -> fsql.planwire.v1.WriteSpec
+	39,  // 84: fsql.planwire.v1.WriteSpec.meta:type_name -> fsql.planwire.v1.TableMeta
+	41,  // 85: fsql.planwire.v1.WriteSpec.options:type_name -> fsql.planwire.v1.WriteOptions
+	40,  // 86: fsql.planwire.v1.TableMeta.columns:type_name -> fsql.planwire.v1.MetaColumn
+	43,  // 87: fsql.planwire.v1.Expr.column:type_name -> fsql.planwire.v1.Column
+	44,  // 88: fsql.planwire.v1.Expr.literal:type_name -> fsql.planwire.v1.Literal
+	46,  // 89: fsql.planwire.v1.Expr.call:type_name -> fsql.planwire.v1.Call
+	47,  // 90: fsql.planwire.v1.Column.type:type_name -> fsql.planwire.v1.DataType
+	47,  // 91: fsql.planwire.v1.Literal.type:type_name -> fsql.planwire.v1.DataType
+	45,  // 92: fsql.planwire.v1.Literal.decimal_value:type_name -> fsql.planwire.v1.Decimal128
+	47,  // 93: fsql.planwire.v1.Call.type:type_name -> fsql.planwire.v1.DataType
+	42,  // 94: fsql.planwire.v1.Call.args:type_name -> fsql.planwire.v1.Expr
+	6,   // 95: fsql.planwire.v1.DataType.id:type_name -> fsql.planwire.v1.TypeID
+	5,   // 96: fsql.planwire.v1.DataType.time_unit:type_name -> fsql.planwire.v1.TimeUnit
+	47,  // 97: fsql.planwire.v1.Field.type:type_name -> fsql.planwire.v1.DataType
+	50,  // 98: fsql.planwire.v1.Table.columns:type_name -> fsql.planwire.v1.ColumnCheck
+	51,  // 99: fsql.planwire.v1.Table.partitions:type_name -> fsql.planwire.v1.Partition
+	52,  // 100: fsql.planwire.v1.Partition.files:type_name -> fsql.planwire.v1.File
+	101, // [101:101] is the sub-list for method output_type
+	101, // [101:101] is the sub-list for method input_type
+	101, // [101:101] is the sub-list for extension type_name
+	101, // [101:101] is the sub-list for extension extendee
+	0,   // [0:101] is the sub-list for field type_name
 }
 
 func init() { file_plan_proto_init() }
@@ -4079,13 +4577,15 @@ func file_plan_proto_init() {
 		(*Node_MaxOneRow)(nil),
 		(*Node_Collector)(nil),
 		(*Node_OrderEnforce)(nil),
+		(*Node_Sink)(nil),
+		(*Node_TableCommit)(nil),
 	}
-	file_plan_proto_msgTypes[29].OneofWrappers = []any{
+	file_plan_proto_msgTypes[35].OneofWrappers = []any{
 		(*Expr_Column)(nil),
 		(*Expr_Literal)(nil),
 		(*Expr_Call)(nil),
 	}
-	file_plan_proto_msgTypes[31].OneofWrappers = []any{
+	file_plan_proto_msgTypes[37].OneofWrappers = []any{
 		(*Literal_BoolValue)(nil),
 		(*Literal_Int8Value)(nil),
 		(*Literal_Int16Value)(nil),
@@ -4105,7 +4605,7 @@ func file_plan_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_plan_proto_rawDesc), len(file_plan_proto_rawDesc)),
 			NumEnums:      7,
-			NumMessages:   40,
+			NumMessages:   46,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
