@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -143,5 +144,31 @@ func TestSpeculationTPCDSSameAnswers(t *testing.T) {
 				c.check(t, total)
 			}
 		})
+	}
+}
+
+// TestExplainAnalyzeAttempts: EXPLAIN ANALYZE of a query whose first
+// attempt of stage 1 task 0 fails shows both attempts of that task, the
+// worker, start, duration and bytes of each, the failure and the retry.
+func TestExplainAnalyzeAttempts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates TPC-DS data")
+	}
+	text, err := os.ReadFile(filepath.Join("testdata", "tpcds", "queries", "q3.sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fail := &fsql.Faults{FailAttempt: func(stage, task, attempt int) bool { return stage == 1 && task == 0 && attempt == 0 }}
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer alloc.AssertSize(t, 0)
+	plan := explainAnalyze(t, specEngine(t, alloc, fail, speculationSettings...), strings.TrimSpace(string(text)))
+	stage1 := plan[strings.Index(plan, "Stage 1 "):]
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`(?m)^  task 0 \(input [^)]+\):\n    attempt 0 on tm-\d slot 0, start \+\S+, ran \S+, read \S+, failed: attempt failed by an injected fault: stage 1 task 0 attempt 0 on tm-\d\n`),
+		regexp.MustCompile(`(?m)^    attempt 1 on tm-\d slot 0, start \+\S+, ran \S+, read \S+, committed; retry of attempt 0, which failed on tm-\d: attempt failed by an injected fault`),
+	} {
+		if !want.MatchString(stage1) {
+			t.Errorf("EXPLAIN ANALYZE lacks %s:\n%s", want, plan)
+		}
 	}
 }

@@ -34,6 +34,28 @@ func (b *Blocklist) block(worker string, now time.Time, d time.Duration, why str
 	return renewed
 }
 
+// blockInPool is block for a worker of the pool ids, which blocks a
+// worker not blocked yet only while policy.MayBlock allows one more of
+// the pool; ok is false when it did not.
+func (b *Blocklist) blockInPool(worker string, ids []string, now time.Time, d time.Duration, why string) (ok bool) {
+	b.mu.Lock()
+	if !b.l.Blocked(worker, now) {
+		n := 0
+		for _, id := range ids {
+			if b.l.Blocked(id, now) {
+				n++
+			}
+		}
+		if !policy.MayBlock(n, len(ids)) {
+			b.mu.Unlock()
+			return false
+		}
+	}
+	b.mu.Unlock()
+	b.block(worker, now, d, why)
+	return true
+}
+
 // usable says which of the workers take new attempts at now (all of them
 // when every one is blocked).
 func (b *Blocklist) usable(ids []string, now time.Time) ([]bool, bool) {

@@ -24,6 +24,10 @@ type ExecutionGraph struct {
 	// Blocked are the workers blocklisted during the run: found blocked
 	// at its start (by an earlier query) or blocked by its detector.
 	Blocked []BlockedWorker
+	// NotBlocked counts the detector's findings of a slow attempt on a
+	// worker it did not block, because half the pool was blocked already
+	// (policy.MayBlock).
+	NotBlocked int
 
 	byStage map[*Stage]*StageRun
 }

@@ -231,7 +231,7 @@ func firstLine(err error) string {
 // explainBlocked lists the workers blocklisted during the run, times from
 // the run's first stage start.
 func explainBlocked(sb *strings.Builder, run *ExecutionGraph) {
-	if len(run.Blocked) == 0 {
+	if len(run.Blocked) == 0 && run.NotBlocked == 0 {
 		return
 	}
 	var t0 time.Time
@@ -263,6 +263,9 @@ func explainBlocked(sb *strings.Builder, run *ExecutionGraph) {
 			fmt.Fprintf(sb, "; %s", b.Why)
 		}
 		sb.WriteString("\n")
+	}
+	if run.NotBlocked > 0 {
+		fmt.Fprintf(sb, "  %d findings of a slow attempt left its worker unblocked: half the workers were blocked already\n", run.NotBlocked)
 	}
 }
 

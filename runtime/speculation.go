@@ -135,14 +135,18 @@ func (s *scheduler) speculate(ctx context.Context, c slowCandidate) error {
 }
 
 // block blocklists the worker of slow attempt a, or renews its block, and
-// records it in the run's graph.
+// records it in the run's graph; while half the pool is blocked already
+// (policy.MayBlock) it only counts the slow attempt it did not act on.
 func (s *scheduler) block(a *Attempt, now time.Time) {
 	d := s.cfg.Speculation.BlockDuration
 	if d <= 0 {
 		return
 	}
 	why := fmt.Sprintf("attempt %d of stage %d task %d %s", a.Number, a.Task.Stage.Stage.ID, a.Task.Index, a.Slow)
-	s.blocklist.block(a.Worker, now, d, why)
+	if !s.blocklist.blockInPool(a.Worker, s.workerIDs, now, d, why) {
+		s.eg.NotBlocked++
+		return
+	}
 	until := s.blocklist.until(a.Worker)
 	for i := range s.eg.Blocked {
 		if b := &s.eg.Blocked[i]; b.Worker == a.Worker {

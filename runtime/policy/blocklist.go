@@ -76,3 +76,12 @@ func (b *Blocklist) Expire(now time.Time) {
 		}
 	}
 }
+
+// MayBlock reports whether one more worker of a pool of n may be blocked
+// when blocked of them are: at most half of the pool is blocked at once.
+// The detector's baseline is the median of a stage's finished tasks, so
+// most workers cannot be slower than it; when more than half seem to be,
+// the whole machine is loaded (or the baseline is off), and blocking them
+// would take away capacity the queries need without moving work to a
+// faster worker. A pool of one worker never blocks it.
+func MayBlock(blocked, n int) bool { return blocked+1 <= n/2 }

@@ -67,6 +67,19 @@ func TestBlocklistUsable(t *testing.T) {
 	}
 }
 
+func TestMayBlock(t *testing.T) {
+	for _, c := range []struct {
+		blocked, n int
+		want       bool
+	}{
+		{0, 1, false}, {0, 2, true}, {1, 2, false}, {0, 4, true}, {1, 4, true}, {2, 4, false}, {2, 5, false}, {2, 6, true},
+	} {
+		if got := MayBlock(c.blocked, c.n); got != c.want {
+			t.Errorf("MayBlock(%d, %d) = %v, want %v", c.blocked, c.n, got, c.want)
+		}
+	}
+}
+
 func TestRestartRetry(t *testing.T) {
 	c := RestartConfig{Attempts: 2, Delay: 50 * time.Millisecond}
 	for _, tc := range []struct {
