@@ -86,7 +86,7 @@ type Config struct {
 
 	// Speculative runs a copy of an attempt the slow-task detector judged
 	// slow, on another worker, and commits whichever finishes first
-	// (execution.batch.speculative.enabled). Default false; see README,
+	// (execution.batch.speculative.enabled). Default true; see README,
 	// "Speculative execution and failover", for why.
 	Speculative bool
 	// SpeculativeMaxAttempts is the most attempts of one task running at

@@ -89,6 +89,9 @@ func TestTaskManagers(t *testing.T) {
 		{"taskmanager.numberOfTaskSlots", "1"},
 		{"execution.batch.adaptive.auto-parallelism.enabled", "false"},
 		{"parallelism.default", "4"},
+		// A copy of an attempt a loaded machine delays would change the
+		// counts below.
+		{"execution.batch.speculative.enabled", "false"},
 	} {
 		if err := cfg.Set(kv[0], kv[1]); err != nil {
 			t.Fatal(err)

@@ -83,7 +83,7 @@ func (e *Engine) Config() Config { return e.cfg }
 // SET fails here: the engine's settings are the Config given to Open and
 // every caller shares them. Run SET through a Session (Engine.Session).
 func (e *Engine) Query(ctx context.Context, query string, args ...any) (*Rows, error) {
-	rows, err := e.query(ctx, nil, resources{cfg: e.cfg, catalog: e.catalog, workers: e.workers}, query, args)
+	rows, err := e.query(ctx, nil, resources{cfg: e.cfg, catalog: e.catalog, workers: e.workers, blocklist: e.blocklist}, query, args)
 	return rows, classify(err)
 }
 
@@ -94,6 +94,9 @@ type resources struct {
 	cfg     Config
 	catalog *hive.Catalog
 	workers []runtime.Worker
+	// blocklist is the workers' blocklist: the engine's for its pool; nil
+	// for a pool of a session's own, whose runs each keep their own.
+	blocklist *runtime.Blocklist
 }
 
 // query runs one statement; sess, when not nil, is the session whose
@@ -183,7 +186,7 @@ func (e *Engine) runConfig(res resources, stats *exec.QueryStats, mem *exec.Memo
 		DynamicFilterMaxValues: cfg.DynamicFilterMaxValues,
 		Speculation:            speculationConfig(cfg),
 		Restart:                policy.RestartConfig{Attempts: cfg.RestartAttempts, Delay: cfg.RestartDelay},
-		Blocklist:              e.blocklist,
+		Blocklist:              res.blocklist,
 		Faults:                 e.faults,
 	}
 }

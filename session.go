@@ -77,7 +77,7 @@ func (s *Session) Query(ctx context.Context, query string, args ...any) (*Rows, 
 func (s *Session) resources() (resources, error) {
 	e := s.eng
 	cfg := s.Config()
-	res := resources{cfg: cfg, catalog: e.catalog, workers: e.workers}
+	res := resources{cfg: cfg, catalog: e.catalog, workers: e.workers, blocklist: e.blocklist}
 	if opts := cfg.catalogOptions(); opts != e.cfg.catalogOptions() {
 		c, err := e.catalogs.get(e.dir, opts)
 		if err != nil {
@@ -87,6 +87,7 @@ func (s *Session) resources() (resources, error) {
 	}
 	if cfg.TaskManagers != e.cfg.TaskManagers || cfg.Slots != e.cfg.Slots {
 		res.workers = runtime.NewLocalPool(cfg.TaskManagers, cfg.Slots)
+		res.blocklist = nil // other workers than the engine's blocklist names
 	}
 	return res, nil
 }
