@@ -437,6 +437,24 @@ func TestDenseAndSparseMasks(t *testing.T) {
 				t.Fatalf("%s: NULL matched", tc.name)
 			}
 		}
+		// Slices start inside a byte of the validity bitmap or on one.
+		for _, off := range []int{3, 8} {
+			sl := array.NewSlice(a, int64(off), int64(a.Len()))
+			out := make([]byte, (sl.Len()+7)/8)
+			if err := f.fillMask(sl, out); err != nil {
+				t.Fatal(err)
+			}
+			for i, v := range probe[off:] {
+				got := out[i/8]&(1<<(i%8)) != 0
+				if v == nil && got {
+					t.Fatalf("%s, slice at %d: NULL matched", tc.name, off)
+				}
+				if v != nil && want[int64(v.(int))] && !got {
+					t.Fatalf("%s, slice at %d: key %v masked out", tc.name, off, v)
+				}
+			}
+			sl.Release()
+		}
 		if (tc.name == "dense") != (f.dense != nil) || (tc.name == "bloom") == f.exact {
 			t.Fatalf("%s: wrong filter mode (dense %v exact %v)", tc.name, f.dense != nil, f.exact)
 		}
@@ -492,5 +510,46 @@ func TestCollectorAttempts(t *testing.T) {
 	}
 	if !f.exact || f.count != 3 || !f.matchInt(1) || !f.matchInt(2) || !f.matchInt(3) || f.matchInt(99) {
 		t.Fatalf("filter exact=%v count=%d; want exactly 1, 2, 3", f.exact, f.count)
+	}
+}
+
+// TestFilterMaskNulls: a NULL probe key never passes, also where its value
+// slot holds a key (0 here) and the probe is a slice starting inside or
+// on a byte of its validity bitmap.
+func TestFilterMaskNulls(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
+	defer mem.AssertSize(t, 0)
+	c := NewCoordinator(CoordinatorConfig{})
+	add(t, c.Collector(1), 0, 1, ints(mem, 0, 5))
+	finish(t, c.Collector(1), 0, 1)
+	f, err := c.Collector(1).filter(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var probe []any
+	for i := 0; i < 70; i++ {
+		switch {
+		case i%3 == 0:
+			probe = append(probe, nil)
+		case i%2 == 0:
+			probe = append(probe, 5)
+		default:
+			probe = append(probe, 1)
+		}
+	}
+	a := ints(mem, probe...)
+	defer a.Release()
+	for _, off := range []int{0, 3, 8, 16} {
+		sl := array.NewSlice(a, int64(off), int64(a.Len()))
+		out := make([]byte, (sl.Len()+7)/8)
+		if err := f.fillMask(sl, out); err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range probe[off:] {
+			if got, want := out[i/8]&(1<<(i%8)) != 0, v == 5; got != want {
+				t.Fatalf("slice at %d, row %d (%v): passes %v, want %v", off, i, v, got, want)
+			}
+		}
+		sl.Release()
 	}
 }

@@ -119,9 +119,9 @@ func (k *keyBuilder) add(a arrow.Array) error {
 }
 
 func addInts[T intLike](k *keyBuilder, vals []T, a arrow.Array) {
-	nulls := a.NullN() > 0
+	valid, off := expr.Validity(a)
 	for i, v := range vals {
-		if nulls && expr.IsNull(a, i) {
+		if valid != nil && !bitutil.BitIsSet(valid, off+i) {
 			continue // a NULL key never joins
 		}
 		x := int64(v)
@@ -144,9 +144,9 @@ func addInts[T intLike](k *keyBuilder, vals []T, a arrow.Array) {
 }
 
 func addStrings(k *keyBuilder, n int, value func(int) string, a arrow.Array) {
-	nulls := a.NullN() > 0
+	valid, off := expr.Validity(a)
 	for i := 0; i < n; i++ {
-		if nulls && expr.IsNull(a, i) {
+		if valid != nil && !bitutil.BitIsSet(valid, off+i) {
 			continue
 		}
 		s := value(i) // aliases the Arrow buffer: clone what is kept
@@ -428,10 +428,21 @@ func (f *runtimeFilter) fillMask(a arrow.Array, out []byte) error {
 	default:
 		return fmt.Errorf("a dynamic filter cannot test %s values", a.DataType())
 	}
-	if a.NullN() > 0 {
-		for i := 0; i < a.Len(); i++ {
-			if expr.IsNull(a, i) {
-				bitutil.ClearBit(out, i)
+	// A NULL key never joins: clear its bit, reading the validity bitmap
+	// directly (a call per row through the Array interface cost a third
+	// of q96's CPU on flat data).
+	if valid, off := expr.Validity(a); valid != nil {
+		n := a.Len()
+		if off%8 == 0 {
+			valid = valid[off/8:]
+			for b := 0; b < len(out) && b < len(valid); b++ {
+				out[b] &= valid[b]
+			}
+		} else {
+			for i := 0; i < n; i++ {
+				if !bitutil.BitIsSet(valid, off+i) {
+					bitutil.ClearBit(out, i)
+				}
 			}
 		}
 	}
