@@ -147,6 +147,29 @@ func TestFromArrow(t *testing.T) {
 	}
 }
 
+// TestFromArrowOwnsStrings: an answer kept after its batches are released
+// must not change when their buffers are reused (the engine's scan
+// buffers are recycled), so strings are copied out, not aliased.
+func TestFromArrowOwnsStrings(t *testing.T) {
+	schema := arrow.NewSchema([]arrow.Field{{Name: "s", Type: arrow.BinaryTypes.String}}, nil)
+	bld := array.NewRecordBuilder(memory.DefaultAllocator, schema)
+	defer bld.Release()
+	bld.Field(0).(*array.StringBuilder).AppendValues([]string{"pq", "r"}, nil)
+	rec := bld.NewRecordBatch()
+	defer rec.Release()
+	got, err := FromArrow(schema, []arrow.RecordBatch{rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := rec.Column(0).(*array.String).ValueBytes()
+	for i := range buf {
+		buf[i] = 'x' // what a recycled buffer's next user might write
+	}
+	if got.Rows[0][0].Str != "pq" || got.Rows[1][0].Str != "r" {
+		t.Errorf("the answer changed with the batch's buffer: %q, %q", got.Rows[0][0].Str, got.Rows[1][0].Str)
+	}
+}
+
 func ans(types string, ordered bool, keys []int, rows ...[]Value) *Answer {
 	a := &Answer{Ordered: ordered, OrderKeys: keys, Rows: rows}
 	for i, t := range strings.Split(types, " ") {

@@ -3,6 +3,7 @@ package answers
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -11,7 +12,8 @@ import (
 // FromArrow converts fsql's result batches to an Answer (Ordered and
 // OrderKeys are left for the caller, who takes them from the golden answer).
 // Supported types: int8..int64, uint8..uint64, float32/64, decimal128,
-// string, large_string, date32 and bool.
+// string, large_string, date32 and bool. The Answer owns its values: the
+// batches may be released (and their buffers recycled) afterwards.
 func FromArrow(schema *arrow.Schema, batches []arrow.RecordBatch) (*Answer, error) {
 	a := &Answer{}
 	for _, f := range schema.Fields() {
@@ -102,9 +104,10 @@ func fill(col arrow.Array, c int, rows [][]Value) error {
 	case *array.Decimal128:
 		set(func(r int) Value { return Value{Dec: a.Value(r).BigInt()} })
 	case *array.String:
-		set(func(r int) Value { return String(a.Value(r)) })
+		// Value aliases the batch's buffer; the copy outlives it.
+		set(func(r int) Value { return String(strings.Clone(a.Value(r))) })
 	case *array.LargeString:
-		set(func(r int) Value { return String(a.Value(r)) })
+		set(func(r int) Value { return String(strings.Clone(a.Value(r))) })
 	case *array.Date32:
 		set(func(r int) Value { return Date(int64(a.Value(r))) })
 	case *array.Boolean:
