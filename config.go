@@ -2,8 +2,10 @@ package fsql
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -12,6 +14,7 @@ import (
 	"github.com/fsql-dev/fsql/connectors/hive"
 	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/internal/suggest"
+	"github.com/fsql-dev/fsql/planner"
 	"github.com/fsql-dev/fsql/runtime/policy"
 	"github.com/fsql-dev/fsql/shuffle/keygroup"
 	"github.com/fsql-dev/fsql/sql"
@@ -133,6 +136,13 @@ type Config struct {
 	// it) and parquet.row-group-rows (122,880 by default; row groups are
 	// what min/max statistics skip).
 	Write hive.WriteOptions
+
+	// DisabledRules names logical optimizer rules to skip, comma-separated
+	// (see planner.RuleNames), so a verification run can check that each
+	// rule leaves every answer unchanged (table.optimizer.disabled-rules;
+	// fsql's own key). Set and Open reject unknown names. A string, so a
+	// Config stays comparable. Default none.
+	DisabledRules string
 }
 
 // KeyGroups is the number of key groups of every hash exchange, fixed at
@@ -200,7 +210,29 @@ func (c Config) check() error {
 	if err := keygroup.Check(p, c.KeyGroups()); err != nil {
 		return errs.New(errs.ErWrongValueForVar, "%w", err)
 	}
-	return nil
+	_, err := disabledRules(c.DisabledRules)
+	return err
+}
+
+// disabledRules checks the names of Config.DisabledRules against the
+// optimizer's rules, so a misspelt name cannot silently disable nothing,
+// and returns them as the optimizer takes them.
+func disabledRules(list string) (map[string]bool, error) {
+	var out map[string]bool
+	known := planner.RuleNames()
+	for _, n := range strings.Split(list, ",") {
+		if n = strings.TrimSpace(n); n == "" {
+			continue
+		}
+		if out == nil {
+			out = map[string]bool{}
+		}
+		if !slices.Contains(known, n) {
+			return nil, errs.New(errs.ErWrongValueForVar, "table.optimizer.disabled-rules: unknown rule %q; the rules are %s", n, strings.Join(known, ", "))
+		}
+		out[n] = true
+	}
+	return out, nil
 }
 
 // variables are the settings as SHOW VARIABLES lists them.
@@ -375,6 +407,18 @@ var configKeys = map[string]configKey{
 			return nil
 		},
 		get: func(c *Config) string { return strconv.FormatFloat(c.SkewFactor, 'g', -1, 64) },
+	},
+	"table.optimizer.disabled-rules": {
+		doc: "optimizer rules to skip, comma-separated, for checking a rule's effect (" + strings.Join(planner.RuleNames(), ", ") + ")",
+		set: func(c *Config, v string) error {
+			rules, err := disabledRules(v)
+			if err != nil {
+				return err
+			}
+			c.DisabledRules = strings.Join(slices.Sorted(maps.Keys(rules)), ",")
+			return nil
+		},
+		get: func(c *Config) string { return c.DisabledRules },
 	},
 	"execution.batch.adaptive.skewed-join-optimization.skewed-threshold": {
 		doc: "a join key group must also be larger than this to be skewed",

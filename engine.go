@@ -287,7 +287,11 @@ func (e *Engine) plan(ctx context.Context, res resources, stmt ast.StmtNode, env
 	if st.Plan == nil {
 		return st, nil, nil
 	}
-	lp, err := planner.Optimize(st.Plan, &planner.Context{Ctx: ctx})
+	disabled, err := disabledRules(res.cfg.DisabledRules)
+	if err != nil {
+		return nil, nil, err
+	}
+	lp, err := planner.Optimize(st.Plan, &planner.Context{Ctx: ctx, Disabled: disabled})
 	if err != nil {
 		return nil, nil, err
 	}
