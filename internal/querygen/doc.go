@@ -1,0 +1,34 @@
+// Package querygen generates random SQL queries over a described schema,
+// and the metamorphic variants of a query that must return the same rows.
+//
+// A query is built as a small syntax tree (Select, SetOp, Expr) and
+// rendered in one of two dialects: MySQL, the language fsql speaks, and
+// DuckDB, the differential oracle's (tools/oracle). The generator only
+// builds constructs on which the two engines' semantics agree, and the
+// DuckDB rendering normalises the few that are spelt or typed differently:
+// division and modulo by zero (NULL in MySQL, infinity in DuckDB: the
+// divisor is wrapped in nullif), integer arithmetic (MySQL computes in
+// BIGINT, DuckDB in the operands' width and overflows), date plus interval
+// (DuckDB returns a timestamp), CONCAT with a NULL (DuckDB skips it), the
+// null-safe equality <=>, DIV, casts and ROLLUP. NULL order is the
+// session's business (the oracle sets MySQL's). What cannot be normalised
+// is not generated, or only where it cannot change which rows come back:
+// inexact values (`/`, AVG, STDDEV_SAMP: decimals with 4 more digits of
+// scale in MySQL, doubles in DuckDB) appear only as output columns of
+// aggregate queries, never under a filter, an ORDER BY, a window or
+// another aggregate; ROW_NUMBER only orders on a unique key, so ties
+// cannot make an answer ambiguous; every LIMIT sits under an ORDER BY
+// that is total on the output.
+//
+// Metamorphic relations (metamorphic.go) need no second engine: ternary
+// logic partitioning (TLP, after SQLancer: a query's rows are the union of
+// its rows under p, NOT p and p IS NULL) in four forms, and the
+// non-optimizing reference engine construction (NoREC: a filter's row
+// count equals a sum over CASE WHEN of the same predicate).
+//
+// Everything is driven by a Source: a seeded generator for reproducible
+// runs, or the fuzzer's bytes (BytesSource), so one grammar serves the
+// differential run, the metamorphic tests and the fuzz target. Small
+// (small.go) writes a NULL-rich star schema with small tables for tests
+// that run the queries.
+package querygen

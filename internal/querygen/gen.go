@@ -1,0 +1,885 @@
+package querygen
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Options shape the generated queries. The zero value is a reasonable
+// default; Disable switches features off.
+type Options struct {
+	// MaxJoins bounds the joins after the first FROM item (default 3).
+	MaxJoins int
+	// MaxDepth bounds subquery nesting (default 2).
+	MaxDepth int
+	// Limit is the LIMIT of queries that return rows rather than groups
+	// (default 50).
+	Limit int
+	// CrossRows: tables of at most this many rows may be cross joined
+	// (default 50), once per FROM clause, and only while the product of
+	// the table row counts stays under CrossProduct (default 200,000).
+	CrossRows, CrossProduct int64
+	// BaseRows: tables of more rows are only joined to, through a link,
+	// never the first table of a query or a subquery (0: no bound).
+	BaseRows int64
+	// Features switched off.
+	NoSubqueries, NoWindows, NoSetOps, NoDerived, NoRollup bool
+}
+
+// Gen generates queries over one schema from one source of choices.
+type Gen struct {
+	s      *Schema
+	src    Source
+	opt    Options
+	aliasN int
+}
+
+// New returns a generator. The schema must pass Check.
+func New(s *Schema, src Source, opt Options) *Gen {
+	if opt.MaxJoins == 0 {
+		opt.MaxJoins = 3
+	}
+	if opt.MaxDepth == 0 {
+		opt.MaxDepth = 2
+	}
+	if opt.Limit == 0 {
+		opt.Limit = 50
+	}
+	if opt.CrossRows == 0 {
+		opt.CrossRows = 50
+	}
+	if opt.CrossProduct == 0 {
+		opt.CrossProduct = 200_000
+	}
+	return &Gen{s: s, src: src, opt: opt}
+}
+
+func (g *Gen) n(k int) int { return g.src.Intn(k) }
+
+// chance is true pct percent of the time; with an exhausted BytesSource it
+// is false, the simpler query.
+func (g *Gen) chance(pct int) bool { return g.n(100) >= 100-pct }
+
+func (g *Gen) alias() string {
+	g.aliasN++
+	return "t" + strconv.Itoa(g.aliasN)
+}
+
+// operand is something an expression can be built on: a column in scope,
+// or (for predicates over groups) a group key or an aggregate.
+type operand struct {
+	e      Expr
+	values []string // raw values of e's type, for constants
+	origin string   // table.column when e is a plain table column
+}
+
+// scope is what a SELECT block's expressions may refer to.
+type scope struct {
+	ops []operand
+	// unique are expressions that together identify a row of the FROM
+	// clause (nil when unknown): ROW_NUMBER orders on them.
+	unique []Expr
+	// tables are the aliases of base tables in the FROM clause, for
+	// correlating subqueries through links.
+	tables []aliasRef
+	// rows bounds the FROM clause's row count (links keep it, a cross
+	// join multiplies it); crossed says a cross join is in already.
+	rows    int64
+	crossed bool
+}
+
+type aliasRef struct{ alias, table string }
+
+func (sc *scope) ofType(t Type) []operand {
+	var out []operand
+	for _, o := range sc.ops {
+		if o.e.Type() == t {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// Query returns the next random statement.
+func (g *Gen) Query() Query {
+	g.aliasN = 0
+	if !g.opt.NoSetOps && g.chance(8) {
+		return g.setOp()
+	}
+	return g.Select()
+}
+
+// Select returns the next random SELECT (no set operation).
+func (g *Gen) Select() *Select {
+	g.aliasN = 0
+	return g.selectBlock(0, true, nil)
+}
+
+// selectBlock builds one SELECT. top blocks get ORDER BY and LIMIT; types,
+// when set, forces the output column types (set operations).
+func (g *Gen) selectBlock(depth int, top bool, types []Type) *Select {
+	q := &Select{}
+	sc := g.from(q, depth, top)
+	q.scope = sc
+	if g.chance(65) {
+		q.Where = g.pred(sc, depth, 0)
+	}
+	if types == nil && g.chance(45) {
+		g.aggregate(q, sc, depth, top)
+	} else {
+		g.rows(q, sc, depth, top, types)
+	}
+	return q
+}
+
+func (g *Gen) baseTables() []*Table {
+	var out []*Table
+	for _, t := range g.s.Tables {
+		if g.opt.BaseRows == 0 || t.Rows <= g.opt.BaseRows {
+			out = append(out, t)
+		}
+	}
+	if len(out) == 0 {
+		return g.s.Tables
+	}
+	return out
+}
+
+// tableScope adds a base table's columns under alias to sc.
+func tableScope(sc *scope, t *Table, alias string) {
+	for _, c := range t.Columns {
+		sc.ops = append(sc.ops, operand{e: &Col{Qual: alias, Name: c.Name, T: c.Type}, values: c.Values, origin: t.Name + "." + c.Name})
+	}
+	sc.tables = append(sc.tables, aliasRef{alias, t.Name})
+}
+
+func keyExprs(t *Table, alias string) []Expr {
+	var out []Expr
+	for _, k := range t.Key {
+		out = append(out, &Col{Qual: alias, Name: k, T: t.Column(k).Type})
+	}
+	return out
+}
+
+// from builds the FROM clause: a first table (or derived table), then
+// joins that follow links, so the result is never bigger than the first
+// input, plus cross joins with tiny tables.
+func (g *Gen) from(q *Select, depth int, top bool) *scope {
+	sc := &scope{}
+	if !g.opt.NoDerived && depth == 0 && g.chance(10) {
+		sub, subScope := g.derived()
+		q.From = FromItem{Sub: sub, Alias: g.alias(), CTE: top && g.chance(50)}
+		sc.rows = subScope.rows
+		for i, it := range sub.Items {
+			o := operand{e: &Col{Qual: q.From.Alias, Name: "c" + strconv.Itoa(i), T: it.E.Type()}}
+			if i < len(subScope.ops) {
+				o.values, o.origin = subScope.ops[i].values, subScope.ops[i].origin
+			}
+			sc.ops = append(sc.ops, o)
+			if i < len(sub.GroupBy) {
+				sc.unique = append(sc.unique, o.e) // group keys are unique
+			}
+		}
+	} else {
+		bases := g.baseTables()
+		t := bases[g.n(len(bases))]
+		q.From = FromItem{Table: t.Name, Alias: g.alias()}
+		tableScope(sc, t, q.From.Alias)
+		sc.rows = max(t.Rows, 1)
+		sc.unique = keyExprs(t, q.From.Alias)
+		if len(t.Key) == 0 {
+			sc.unique = nil
+		}
+	}
+	comma := g.chance(40)
+	for j := g.n(g.opt.MaxJoins + 1); j > 0; j-- {
+		if !g.join(q, sc, comma, depth) {
+			break
+		}
+	}
+	return sc
+}
+
+// join adds one join to q; false when no link leaves the tables in scope
+// and no table is small enough to cross join.
+func (g *Gen) join(q *Select, sc *scope, comma bool, depth int) bool {
+	type cand struct {
+		from operand
+		to   *Table
+		col  string
+	}
+	var cands []cand
+	for _, o := range sc.ops {
+		for _, l := range g.s.Links {
+			if o.origin == l.From+"."+l.FromCol {
+				cands = append(cands, cand{o, g.s.Table(l.To), l.ToCol})
+			}
+		}
+	}
+	var tiny []*Table
+	for _, t := range g.s.Tables {
+		if t.Rows <= g.opt.CrossRows && !sc.crossed && sc.rows*max(t.Rows, 1) <= g.opt.CrossProduct {
+			tiny = append(tiny, t)
+		}
+	}
+	if len(cands) == 0 || (len(tiny) > 0 && g.chance(8)) {
+		if len(tiny) == 0 {
+			return false
+		}
+		t := tiny[g.n(len(tiny))]
+		it := FromItem{Table: t.Name, Alias: g.alias()}
+		kind := CrossJoin
+		if comma {
+			kind = Comma
+		}
+		q.Joins = append(q.Joins, Join{Kind: kind, Item: it})
+		tableScope(sc, t, it.Alias)
+		sc.rows, sc.crossed = sc.rows*max(t.Rows, 1), true
+		if sc.unique != nil && len(t.Key) > 0 {
+			sc.unique = append(sc.unique, keyExprs(t, it.Alias)...)
+		} else {
+			sc.unique = nil
+		}
+		return true
+	}
+	c := cands[g.n(len(cands))]
+	it := FromItem{Table: c.to.Name, Alias: g.alias()}
+	cond := Expr(&Bin{Op: "=", L: c.from.e, R: &Col{Qual: it.Alias, Name: c.col, T: c.from.e.Type()}, T: Bool})
+	inner := &scope{}
+	tableScope(inner, c.to, it.Alias)
+	if comma {
+		q.Joins = append(q.Joins, Join{Kind: Comma, Item: it})
+		q.JoinConds = append(q.JoinConds, cond)
+	} else {
+		kind := []JoinKind{InnerJoin, InnerJoin, InnerJoin, LeftJoin, LeftJoin, LeftJoin, RightJoin}[g.n(7)]
+		if g.chance(25) {
+			// A condition on the joined table alone: on an outer join it
+			// decides matches, not rows, which a filter would.
+			cond = and(cond, g.pred(inner, g.opt.MaxDepth, 1))
+		}
+		q.Joins = append(q.Joins, Join{Kind: kind, Item: it, On: cond})
+		if kind == RightJoin {
+			sc.unique = nil // unmatched rows of the right side repeat NULL keys
+		}
+	}
+	sc.ops = append(sc.ops, inner.ops...)
+	sc.tables = append(sc.tables, inner.tables...)
+	return true
+}
+
+// derived is a grouped subquery used as a FROM item. Its group keys are
+// plain columns, so links from them still apply; its aggregates are exact.
+func (g *Gen) derived() (*Select, *scope) {
+	q := &Select{}
+	sc := g.from(q, 1, false)
+	q.scope = sc
+	if g.chance(50) {
+		q.Where = g.pred(sc, 1, 0)
+	}
+	out := &scope{rows: sc.rows}
+	for k := 1 + g.n(2); k > 0; k-- {
+		o := sc.ops[g.n(len(sc.ops))]
+		q.GroupBy = append(q.GroupBy, o.e)
+		q.Items = append(q.Items, Item{o.e})
+		out.ops = append(out.ops, o)
+	}
+	for k := 1 + g.n(2); k > 0; k-- {
+		a := g.exactAgg(sc, 1)
+		q.Items = append(q.Items, Item{a.e})
+		out.ops = append(out.ops, a)
+	}
+	return q, out
+}
+
+// aggregate makes q a grouped query: group keys first in the select
+// list, then aggregates.
+func (g *Gen) aggregate(q *Select, sc *scope, depth int, top bool) {
+	for k := g.n(4); k > 0; k-- {
+		var e Expr
+		if g.chance(75) {
+			e = sc.ops[g.n(len(sc.ops))].e
+		} else {
+			e = g.scalar([]Type{Int, String, Date, Decimal}[g.n(4)], sc, depth, 1)
+		}
+		if !refsColumn(e) {
+			// A constant key: whether HAVING sees ROLLUP's NULL in its
+			// place is where MySQL and DuckDB part.
+			e = sc.ops[g.n(len(sc.ops))].e
+		}
+		if slices.ContainsFunc(q.GroupBy, func(k Expr) bool { return Render(k, MySQL) == Render(e, MySQL) }) {
+			continue // a repeated key: which copy ROLLUP sets to NULL is the engine's choice
+		}
+		q.GroupBy = append(q.GroupBy, e)
+		q.Items = append(q.Items, Item{e})
+	}
+	var aggOps []operand
+	for k := 1 + g.n(3); k > 0; k-- {
+		var a operand
+		if top && g.chance(20) {
+			a = g.inexactAgg(sc, depth)
+		} else {
+			a = g.exactAgg(sc, depth)
+		}
+		q.Items = append(q.Items, Item{a.e})
+		if !inexact(a.e) {
+			aggOps = append(aggOps, a)
+		}
+	}
+	if len(q.GroupBy) > 0 && top && !g.opt.NoRollup && g.chance(6) {
+		q.Rollup = true
+	}
+	if g.chance(30) {
+		hs := &scope{}
+		for _, k := range q.GroupBy {
+			hs.ops = append(hs.ops, operand{e: k, values: valuesOf(sc, k)})
+		}
+		hs.ops = append(hs.ops, aggOps...)
+		hs.ops = append(hs.ops, g.exactAgg(sc, depth))
+		q.Having = g.pred(hs, g.opt.MaxDepth, 0)
+	}
+	if top && !g.opt.NoWindows && len(aggOps) > 0 && g.chance(8) {
+		a := aggOps[g.n(len(aggOps))].e
+		w := &Window{Fn: []string{"rank", "dense_rank"}[g.n(2)], Order: []OrderItem{{E: a, Desc: g.chance(50)}}, T: Int}
+		if len(q.GroupBy) > 1 && g.chance(50) {
+			w.Partition = []Expr{q.GroupBy[0]}
+		}
+		q.Items = append(q.Items, Item{w})
+	}
+	if !top {
+		return
+	}
+	for i := range q.GroupBy {
+		q.OrderBy = append(q.OrderBy, OrderKey{Pos: i, Desc: g.chance(30)})
+	}
+	if len(q.OrderBy) == 0 {
+		return // one row
+	}
+	for i := len(q.GroupBy); i < len(q.Items); i++ {
+		if !inexact(q.Items[i].E) && g.chance(30) {
+			q.OrderBy = append(q.OrderBy, OrderKey{Pos: i, Desc: g.chance(30)})
+		}
+	}
+	if !q.Rollup && g.chance(40) {
+		q.Limit = 1 + g.n(g.opt.Limit)
+	}
+}
+
+// valuesOf finds constants for a group key: its column's values.
+func valuesOf(sc *scope, e Expr) []string {
+	for _, o := range sc.ops {
+		if o.e == e {
+			return o.values
+		}
+	}
+	return nil
+}
+
+func (g *Gen) numeric(sc *scope) (operand, bool) {
+	nums := append(sc.ofType(Int), sc.ofType(Decimal)...)
+	if len(nums) == 0 {
+		return operand{}, false
+	}
+	return nums[g.n(len(nums))], true
+}
+
+// exactAgg is an aggregate both engines compute exactly.
+func (g *Gen) exactAgg(sc *scope, depth int) operand {
+	switch g.n(9) {
+	case 1:
+		o := sc.ops[g.n(len(sc.ops))]
+		return operand{e: &Agg{Fn: "count", Arg: o.e, T: Int}, values: []string{"0", "1", "2", "5"}}
+	case 2:
+		o := sc.ops[g.n(len(sc.ops))]
+		return operand{e: &Agg{Fn: "count", Distinct: true, Arg: o.e, T: Int}, values: []string{"1", "2", "3"}}
+	case 3, 4:
+		if o, ok := g.numeric(sc); ok {
+			arg := o.e
+			if g.chance(30) {
+				arg = g.scalar(o.e.Type(), sc, depth, 1)
+			}
+			return operand{e: &Agg{Fn: "sum", Arg: arg, T: o.e.Type()}, values: o.values}
+		}
+	case 5, 6, 7:
+		o := sc.ops[g.n(len(sc.ops))]
+		fn := []string{"min", "max"}[g.n(2)]
+		return operand{e: &Agg{Fn: fn, Arg: o.e, T: o.e.Type()}, values: o.values}
+	case 8:
+		if o, ok := g.numeric(sc); ok {
+			// An expression over aggregates.
+			a := &Agg{Fn: "max", Arg: o.e, T: o.e.Type()}
+			b := &Agg{Fn: "min", Arg: o.e, T: o.e.Type()}
+			return operand{e: &Bin{Op: "-", L: a, R: b, T: o.e.Type()}, values: []string{"0", "1"}}
+		}
+	}
+	return operand{e: &Agg{Fn: "count", T: Int}, values: []string{"0", "1", "2", "3", "10"}}
+}
+
+// inexactAgg is an aggregate whose value the engines give in different
+// types (decimal against double): output only.
+func (g *Gen) inexactAgg(sc *scope, depth int) operand {
+	o, ok := g.numeric(sc)
+	if !ok {
+		return g.exactAgg(sc, depth)
+	}
+	switch g.n(4) {
+	case 0:
+		return operand{e: &Agg{Fn: "avg", Arg: o.e, T: Float}}
+	case 1:
+		return operand{e: &Agg{Fn: "stddev_samp", Arg: o.e, T: Float}}
+	case 2:
+		s := &Agg{Fn: "sum", Arg: o.e, T: o.e.Type()}
+		return operand{e: &Bin{Op: "/", L: s, R: &Agg{Fn: "count", T: Int}, T: Float}}
+	default:
+		return operand{e: &Agg{Fn: "avg", Distinct: true, Arg: o.e, T: Float}}
+	}
+}
+
+// rows makes q a query returning rows: scalar items, maybe a window, and
+// on top an ORDER BY on every column with a LIMIT.
+func (g *Gen) rows(q *Select, sc *scope, depth int, top bool, types []Type) {
+	forced := types != nil
+	if !forced {
+		for k := 1 + g.n(4); k > 0; k-- {
+			types = append(types, []Type{Int, Int, Decimal, String, String, Date}[g.n(6)])
+		}
+	}
+	for _, t := range types {
+		var e Expr
+		switch {
+		case !forced && g.chance(8) && !g.opt.NoSubqueries && depth < g.opt.MaxDepth && (t == Int || t == Decimal):
+			e = g.scalarSub(sc, depth, t)
+		default:
+			e = g.scalar(t, sc, depth, 0)
+		}
+		q.Items = append(q.Items, Item{e})
+	}
+	if top && !forced && !g.opt.NoWindows && g.chance(20) {
+		q.Items = append(q.Items, Item{g.window(sc, depth)})
+	}
+	q.Distinct = g.chance(12)
+	if !top {
+		return
+	}
+	for i := range q.Items {
+		q.OrderBy = append(q.OrderBy, OrderKey{Pos: i, Desc: g.chance(30)})
+	}
+	q.Limit = 1 + g.n(g.opt.Limit)
+}
+
+// window is a window function whose value is unambiguous: ranking
+// functions tie peers alike, ROW_NUMBER orders on a unique key, aggregates
+// use the default frame (peers included).
+func (g *Gen) window(sc *scope, depth int) Expr {
+	w := &Window{T: Int}
+	for k := g.n(3); k > 0; k-- {
+		w.Partition = append(w.Partition, sc.ops[g.n(len(sc.ops))].e)
+	}
+	order := func() {
+		for k := 1 + g.n(2); k > 0; k-- {
+			w.Order = append(w.Order, OrderItem{E: sc.ops[g.n(len(sc.ops))].e, Desc: g.chance(40)})
+		}
+	}
+	switch g.n(6) {
+	case 0:
+		w.Fn = "rank"
+		order()
+	case 1:
+		w.Fn = "dense_rank"
+		order()
+	case 2:
+		if sc.unique == nil {
+			w.Fn = "count"
+			break
+		}
+		w.Fn = "row_number"
+		order()
+		for _, u := range sc.unique {
+			w.Order = append(w.Order, OrderItem{E: u})
+		}
+	case 3:
+		w.Fn = "count"
+		if g.chance(50) {
+			order()
+		}
+	default:
+		o := sc.ops[g.n(len(sc.ops))]
+		w.Fn, w.Arg, w.T = []string{"min", "max"}[g.n(2)], o.e, o.e.Type()
+		if n, ok := g.numeric(sc); ok && g.chance(50) {
+			w.Fn, w.Arg, w.T = "sum", n.e, n.e.Type()
+		}
+		if g.chance(60) {
+			order()
+		}
+	}
+	return w
+}
+
+// lit is a constant of o's type: one of its values, a made-up one, or
+// (rarely) NULL.
+func (g *Gen) lit(o operand) *Lit {
+	t := o.e.Type()
+	if g.chance(4) {
+		return &Lit{Null: true, T: t}
+	}
+	if len(o.values) > 0 && !g.chance(15) {
+		return &Lit{Val: o.values[g.n(len(o.values))], T: t}
+	}
+	return g.anyLit(t)
+}
+
+func (g *Gen) anyLit(t Type) *Lit {
+	switch t {
+	case Int:
+		return &Lit{Val: strconv.Itoa(g.n(21) - 5), T: t}
+	case Decimal:
+		return &Lit{Val: fmt.Sprintf("%d.%02d", g.n(100)-20, g.n(100)), T: t}
+	case String:
+		return &Lit{Val: []string{"a", "A", "", "b", "ab", "x y", "zz"}[g.n(7)], T: t}
+	case Date:
+		return &Lit{Val: fmt.Sprintf("%d-%02d-%02d", 1998+g.n(6), 1+g.n(12), 1+g.n(28)), T: t}
+	}
+	return &Lit{Val: "true", T: Bool}
+}
+
+// pred is a random predicate over sc. depth is the subquery nesting;
+// size grows with the expression so recursion ends.
+func (g *Gen) pred(sc *scope, depth, size int) Expr {
+	o := sc.ops[g.n(len(sc.ops))]
+	k := g.n(20)
+	if size > 3 && k >= 7 && k <= 9 {
+		k = 0
+	}
+	switch k {
+	case 5, 6:
+		if same := sc.ofType(o.e.Type()); len(same) > 1 {
+			r := same[g.n(len(same))]
+			return &Bin{Op: []string{"=", "<>", "<", ">=", "<=>"}[g.n(5)], L: o.e, R: r.e, T: Bool}
+		}
+	case 7, 8:
+		return &Bin{Op: []string{"and", "or"}[g.n(2)], L: g.pred(sc, depth, size+1), R: g.pred(sc, depth, size+1), T: Bool}
+	case 9:
+		return &Not{E: g.pred(sc, depth, size+1)}
+	case 10:
+		return &IsNull{E: o.e, Not: g.chance(50)}
+	case 11:
+		lo, hi := g.lit(o), g.lit(o)
+		return &Between{E: o.e, Lo: lo, Hi: hi, Not: g.chance(25)}
+	case 12:
+		in := &InList{E: o.e, Not: g.chance(30)}
+		for j := 1 + g.n(4); j > 0; j-- {
+			in.List = append(in.List, g.lit(o))
+		}
+		return in
+	case 13:
+		if s := sc.ofType(String); len(s) > 0 {
+			o = s[g.n(len(s))]
+			return &Like{E: o.e, Pattern: g.pattern(o), Not: g.chance(25)}
+		}
+	case 14, 15, 16:
+		if !g.opt.NoSubqueries && depth < g.opt.MaxDepth && len(sc.tables) > 0 {
+			return g.subPred(sc, depth)
+		}
+	case 17, 18:
+		// A comparison of a computed value.
+		t := o.e.Type()
+		e := g.scalar(t, sc, depth, size+1)
+		return &Bin{Op: []string{"=", "<>", "<", ">", "<=", ">="}[g.n(6)], L: e, R: g.lit(o), T: Bool}
+	case 19:
+		c := &Case{Whens: []Expr{g.pred(sc, depth, size+2)}, Thens: []Expr{&Lit{Val: "1", T: Int}}, Else: &Lit{Val: "0", T: Int}, T: Int}
+		return &Bin{Op: "=", L: c, R: &Lit{Val: "1", T: Int}, T: Bool}
+	}
+	return &Bin{Op: []string{"=", "<>", "<", ">", "<=", ">="}[g.n(6)], L: o.e, R: g.lit(o), T: Bool}
+}
+
+// pattern is a LIKE pattern built from one of o's values.
+func (g *Gen) pattern(o operand) string {
+	v := "a"
+	if len(o.values) > 0 {
+		v = o.values[g.n(len(o.values))]
+	}
+	v = strings.NewReplacer(`\`, "", "%", "", "_", "").Replace(v)
+	if len(v) > 3 {
+		v = v[:1+g.n(3)]
+	}
+	switch g.n(4) {
+	case 0:
+		return v + "%"
+	case 1:
+		return "%" + v + "%"
+	case 2:
+		if v != "" {
+			return "_" + v[1:] + "%"
+		}
+	}
+	return v
+}
+
+// scalar is an exact expression of type t over sc.
+func (g *Gen) scalar(t Type, sc *scope, depth, size int) Expr {
+	cands := sc.ofType(t)
+	col := func() Expr {
+		if len(cands) == 0 {
+			return g.anyLit(t)
+		}
+		return cands[g.n(len(cands))].e
+	}
+	if size > 2 {
+		return col()
+	}
+	k := g.n(10)
+	if k < 4 {
+		return col()
+	}
+	switch t {
+	case Int:
+		switch k {
+		case 4:
+			return &Bin{Op: []string{"+", "-", "*"}[g.n(3)], L: col(), R: &Lit{Val: strconv.Itoa(g.n(7) - 2), T: Int}, T: Int}
+		case 5:
+			return &Bin{Op: []string{"+", "-"}[g.n(2)], L: col(), R: g.scalar(Int, sc, depth, size+1), T: Int}
+		case 6:
+			return &Bin{Op: []string{"%", "div"}[g.n(2)], L: col(), R: &Lit{Val: strconv.Itoa(g.n(6)), T: Int}, T: Int}
+		case 7:
+			if s := sc.ofType(String); len(s) > 0 && g.chance(50) {
+				return &Func{Name: "length", Args: []Expr{s[g.n(len(s))].e}, T: Int}
+			}
+			if d := sc.ofType(Date); len(d) > 0 {
+				return &Func{Name: []string{"year", "month", "day", "quarter"}[g.n(4)], Args: []Expr{d[g.n(len(d))].e}, T: Int}
+			}
+			return &Func{Name: "abs", Args: []Expr{col()}, T: Int}
+		case 8:
+			if d := sc.ofType(Decimal); len(d) > 0 && g.chance(50) {
+				return &Cast{E: d[g.n(len(d))].e, T: Int}
+			}
+			return g.choice(Int, sc, depth, size)
+		}
+	case Decimal:
+		switch k {
+		case 4:
+			return &Bin{Op: []string{"+", "-"}[g.n(2)], L: col(), R: g.scalar([]Type{Int, Decimal}[g.n(2)], sc, depth, size+1), T: Decimal}
+		case 5:
+			return &Bin{Op: "*", L: col(), R: &Lit{Val: []string{"2", "1.5", "0.01", "-1"}[g.n(4)], T: Decimal}, T: Decimal}
+		case 6:
+			return &Func{Name: "round", Args: []Expr{col(), &Lit{Val: strconv.Itoa(g.n(3)), T: Int}}, T: Decimal}
+		case 7:
+			return &Func{Name: []string{"abs", "floor", "ceil"}[g.n(3)], Args: []Expr{col()}, T: Decimal}
+		case 8:
+			if i := sc.ofType(Int); len(i) > 0 && g.chance(50) {
+				return &Cast{E: i[g.n(len(i))].e, T: Decimal, Prec: 12, Scale: 2}
+			}
+			return g.choice(Decimal, sc, depth, size)
+		}
+	case String:
+		switch k {
+		case 4:
+			return &Func{Name: []string{"upper", "lower", "trim"}[g.n(3)], Args: []Expr{col()}, T: String}
+		case 5:
+			return &Func{Name: "substr", Args: []Expr{col(), &Lit{Val: strconv.Itoa(1 + g.n(3)), T: Int}, &Lit{Val: strconv.Itoa(1 + g.n(4)), T: Int}}, T: String}
+		case 6:
+			return &Func{Name: "concat", Args: []Expr{col(), g.scalar(String, sc, depth, size+1)}, T: String}
+		case 7:
+			if i := sc.ofType(Int); len(i) > 0 {
+				return &Cast{E: i[g.n(len(i))].e, T: String}
+			}
+			return col()
+		case 8:
+			return g.choice(String, sc, depth, size)
+		}
+	case Date:
+		switch k {
+		case 4, 5, 6:
+			return &DateAdd{E: col(), N: g.n(61) - 30, Unit: []string{"day", "day", "month", "year"}[g.n(4)]}
+		case 7, 8:
+			return g.choice(Date, sc, depth, size)
+		}
+	}
+	// k == 9: a conditional.
+	return &Case{Whens: []Expr{g.pred(sc, depth, size+2)}, Thens: []Expr{col()}, Else: g.elseOf(t, sc, depth, size), T: t}
+}
+
+func (g *Gen) elseOf(t Type, sc *scope, depth, size int) Expr {
+	if g.chance(30) {
+		return nil
+	}
+	return g.scalar(t, sc, depth, size+1)
+}
+
+// choice is one of the NULL-handling functions.
+func (g *Gen) choice(t Type, sc *scope, depth, size int) Expr {
+	a := g.scalar(t, sc, depth, size+1)
+	switch g.n(3) {
+	case 0:
+		return &Func{Name: "coalesce", Args: []Expr{a, g.anyLit(t)}, T: t}
+	case 1:
+		return &Func{Name: "nullif", Args: []Expr{a, g.anyLit(t)}, T: t}
+	default:
+		return &Func{Name: "if", Args: []Expr{g.pred(sc, depth, size+2), a, g.scalar(t, sc, depth, size+1)}, T: t}
+	}
+}
+
+// linked finds a table and column that o joins to through a link, in
+// either direction, or any column of o's type.
+func (g *Gen) linked(o operand) (*Table, string) {
+	var cands [][2]string
+	for _, l := range g.s.Links {
+		if o.origin == l.From+"."+l.FromCol {
+			cands = append(cands, [2]string{l.To, l.ToCol})
+		}
+		if o.origin == l.To+"."+l.ToCol {
+			cands = append(cands, [2]string{l.From, l.FromCol})
+		}
+	}
+	if len(cands) > 0 && !g.chance(15) {
+		c := cands[g.n(len(cands))]
+		return g.s.Table(c[0]), c[1]
+	}
+	bases := g.baseTables()
+	for tries := 0; tries < 8; tries++ {
+		t := bases[g.n(len(bases))]
+		var cols []string
+		for _, c := range t.Columns {
+			if c.Type == o.e.Type() {
+				cols = append(cols, c.Name)
+			}
+		}
+		if len(cols) > 0 {
+			return t, cols[g.n(len(cols))]
+		}
+	}
+	return nil, ""
+}
+
+// inner starts a subquery block over t, and returns its scope of t's
+// columns alone (the subquery's own predicates do not reach outside; its
+// correlation is one explicit equality).
+func (g *Gen) inner(t *Table) (*Select, *scope) {
+	q := &Select{From: FromItem{Table: t.Name, Alias: g.alias()}}
+	sc := &scope{}
+	tableScope(sc, t, q.From.Alias)
+	q.scope = sc
+	return q, sc
+}
+
+// correlate adds `inner = outer` for some pair of columns that link, or
+// that share a type.
+func (g *Gen) correlate(q *Select, in, outer *scope) {
+	for tries := 0; tries < 6; tries++ {
+		o := outer.ops[g.n(len(outer.ops))]
+		for _, i := range in.ops {
+			for _, l := range g.s.Links {
+				if (o.origin == l.From+"."+l.FromCol && i.origin == l.To+"."+l.ToCol) ||
+					(o.origin == l.To+"."+l.ToCol && i.origin == l.From+"."+l.FromCol) {
+					q.Where = and(q.Where, &Bin{Op: "=", L: i.e, R: o.e, T: Bool})
+					return
+				}
+			}
+		}
+	}
+	o := outer.ops[g.n(len(outer.ops))]
+	if same := in.ofType(o.e.Type()); len(same) > 0 {
+		q.Where = and(q.Where, &Bin{Op: "=", L: same[g.n(len(same))].e, R: o.e, T: Bool})
+	}
+}
+
+// subPred is an IN, EXISTS or scalar-comparison subquery.
+func (g *Gen) subPred(sc *scope, depth int) Expr {
+	o := sc.ops[g.n(len(sc.ops))]
+	switch g.n(3) {
+	case 0: // [not] in
+		t, col := g.linked(o)
+		if t == nil {
+			break
+		}
+		q, in := g.inner(t)
+		q.Items = []Item{{&Col{Qual: q.From.Alias, Name: col, T: o.e.Type()}}}
+		if g.chance(60) {
+			q.Where = g.pred(in, depth+1, 1)
+		}
+		if g.chance(25) {
+			g.correlate(q, in, sc)
+		}
+		return &Sub{Kind: In, E: o.e, Not: g.chance(40), Q: q, T: Bool}
+	case 1: // [not] exists
+		t, col := g.linked(o)
+		if t == nil {
+			break
+		}
+		q, in := g.inner(t)
+		q.Items = []Item{{&Lit{Val: "1", T: Int}}}
+		if g.chance(80) {
+			q.Where = &Bin{Op: "=", L: &Col{Qual: q.From.Alias, Name: col, T: o.e.Type()}, R: o.e, T: Bool}
+		}
+		if g.chance(60) {
+			q.Where = and(q.Where, g.pred(in, depth+1, 1))
+		}
+		return &Sub{Kind: Exists, Not: g.chance(40), Q: q, T: Bool}
+	}
+	return &Bin{Op: []string{"=", "<", ">", "<=", ">=", "<>"}[g.n(6)], L: o.e, R: g.scalarSubOf(sc, depth, o), T: Bool}
+}
+
+// scalarSubOf is a one-value aggregate subquery comparable with o.
+func (g *Gen) scalarSubOf(sc *scope, depth int, o operand) Expr {
+	t := o.e.Type()
+	tbl, col := g.linked(o)
+	if tbl == nil {
+		return g.lit(o)
+	}
+	q, in := g.inner(tbl)
+	arg := &Col{Qual: q.From.Alias, Name: col, T: t}
+	fn := []string{"min", "max"}[g.n(2)]
+	if t == Int && g.chance(30) {
+		q.Items = []Item{{&Agg{Fn: "count", T: Int}}}
+	} else if (t == Int || t == Decimal) && g.chance(30) {
+		q.Items = []Item{{&Agg{Fn: "sum", Arg: arg, T: t}}}
+	} else {
+		q.Items = []Item{{&Agg{Fn: fn, Arg: arg, T: t}}}
+	}
+	if g.chance(50) {
+		q.Where = g.pred(in, depth+1, 1)
+	}
+	if g.chance(50) {
+		g.correlate(q, in, sc)
+	}
+	return &Sub{Kind: Scalar, Q: q, T: t}
+}
+
+// scalarSub is a scalar subquery used as a value of type t (Int or
+// Decimal): a count or a sum, correlated or not.
+func (g *Gen) scalarSub(sc *scope, depth int, t Type) Expr {
+	bases := g.baseTables()
+	tbl := bases[g.n(len(bases))]
+	q, in := g.inner(tbl)
+	if nums := in.ofType(t); t == Decimal && len(nums) > 0 {
+		q.Items = []Item{{&Agg{Fn: []string{"sum", "max"}[g.n(2)], Arg: nums[g.n(len(nums))].e, T: t}}}
+	} else {
+		q.Items = []Item{{&Agg{Fn: "count", T: Int}}}
+	}
+	if g.chance(40) {
+		q.Where = g.pred(in, depth+1, 1)
+	}
+	if g.chance(70) {
+		g.correlate(q, in, sc)
+	}
+	return &Sub{Kind: Scalar, Q: q, T: q.Items[0].E.Type()}
+}
+
+// setOp combines two row blocks of the same column types.
+func (g *Gen) setOp() Query {
+	l := g.selectBlock(0, false, nil)
+	// A derived table rendered as WITH would end up mid-statement.
+	l.From.CTE = false
+	var types []Type
+	for _, it := range l.Items {
+		types = append(types, it.E.Type())
+	}
+	r := g.selectBlock(0, false, types)
+	r.From.CTE = false
+	s := &SetOp{Op: []string{"union all", "union", "intersect", "except"}[g.n(4)], Left: l, Right: r}
+	for i := range types {
+		s.OrderBy = append(s.OrderBy, OrderKey{Pos: i, Desc: g.chance(30)})
+	}
+	s.Limit = 1 + g.n(g.opt.Limit)
+	return s
+}
