@@ -2,7 +2,7 @@ GO ?= go
 # Scale of the TPC-DS data `make run` and `make bench` use.
 SCALE ?= 1
 
-.PHONY: build test test-race bench bench-dpp bench-vs-duckdb run answers fmt vet proto
+.PHONY: build test test-race bench bench-dpp bench-vs-duckdb fuzz-vs-duckdb run answers fmt vet proto
 
 build:
 	$(GO) build ./...
@@ -30,6 +30,15 @@ bench-vs-duckdb: build
 	test -d $(BENCH_DATA) || ./bin/fsql gen tpcds --scale $(SCALE) --out $(BENCH_DATA)
 	test -d $(BENCH_DATA)-flat || ./bin/fsql gen tpcds --scale $(SCALE) --partitioned=false --out $(BENCH_DATA)-flat
 	cd tools/oracle && $(GO) run . bench --data $(BENCH_DATA),$(BENCH_DATA)-flat --queries ../../testdata/tpcds $(BENCH_ARGS)
+
+# Random queries over the TPC-DS schema (internal/querygen), fsql's answers
+# against DuckDB's (tools/oracle fuzz, cgo); outside CI. FUZZ_ARGS adds
+# flags, e.g. FUZZ_ARGS="--n 5000 --seed 2 --out /tmp/fuzz-reports".
+FUZZ_DATA ?= $(HOME)/.cache/fsql/tpcds-sf0.2-seed1-flat
+FUZZ_ARGS ?= --n 2000 --seed 1
+fuzz-vs-duckdb:
+	test -d $(FUZZ_DATA) || $(GO) run ./cmd/fsql gen tpcds --scale 0.2 --seed 1 --partitioned=false --out $(FUZZ_DATA)
+	cd tools/oracle && $(GO) run . fuzz --data $(FUZZ_DATA) $(FUZZ_ARGS)
 
 run: build
 	./bin/fsql -e "select count(*) from store_sales"

@@ -15,7 +15,9 @@
 // ambiguous; such queries need a longer ORDER BY.
 //
 // `oracle bench --data DIR[,DIR...]` runs fsql and DuckDB side by side on
-// the same data instead (bench.go; `make bench-vs-duckdb`).
+// the same data instead (bench.go; `make bench-vs-duckdb`), and
+// `oracle fuzz --data DIR --n 2000 --seed 1` compares their answers to
+// random queries (fuzz.go; `make fuzz-vs-duckdb`).
 package main
 
 import (
@@ -45,6 +47,7 @@ import (
 var subcommands = map[string]func(args []string) error{
 	"bench": benchMain, // fsql against DuckDB, see bench.go
 	"serve": serveMain, // one engine's child process of bench
+	"fuzz":  fuzzMain,  // random queries, fsql against DuckDB, see fuzz.go
 }
 
 func main() {
