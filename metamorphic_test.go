@@ -191,11 +191,13 @@ var knownDefects = []struct {
 }{
 	{
 		// pending/pushdown_not_null_rejecting.slt: NOT over IS NOT NULL
-		// or over AND counts as null-rejecting, so an outer join becomes
-		// an inner join and loses its NULL-extended rows.
+		// or over AND counts as null-rejecting, so an outer join (written,
+		// or the one a scalar subquery is planned as) becomes an inner
+		// join and loses its NULL-extended rows.
 		name: "push_down_filters: NOT(...) taken as null-rejecting",
 		explains: func(text string, err error, holds bool) bool {
-			return err == nil && holds && (strings.Contains(text, " left join ") || strings.Contains(text, " right join "))
+			return err == nil && holds && (strings.Contains(text, " left join ") || strings.Contains(text, " right join ") ||
+				strings.Contains(text, "((select "))
 		},
 	},
 	{
