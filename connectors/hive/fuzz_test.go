@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -16,13 +17,13 @@ import (
 )
 
 // maxSeed bounds the seed files. The fuzzer minimises every input that
-// reaches new code, one run per byte it tries to drop, so a seed of some
-// kilobytes costs it minutes before it mutates anything; small seeds keep
-// it fuzzing (over 1,000 execs/s on 2 cores).
-const maxSeed = 4 << 10
+// reaches new code before it reports it (for up to a minute, one run per
+// cut it tries), so inputs of kilobytes keep it minimising instead of
+// fuzzing; seeds of a few columns each stay under a kilobyte.
+const maxSeed = 1 << 10
 
 // fuzzSchema is every physical type and encoding the reader decodes,
-// required and optional, in one small schema.
+// required and optional; the seeds take a few columns of it each.
 var fuzzSchema = parquet.Group{
 	"a": parquet.Int(32),
 	"b": parquet.Optional(parquet.Encoded(parquet.String(), &parquet.RLEDictionary)),
@@ -37,100 +38,60 @@ var fuzzSchema = parquet.Group{
 	"k": parquet.Encoded(parquet.Int(32), &parquet.RLEDictionary),
 }
 
-func fuzzRow(i int) []any {
-	wide := make([]byte, 9)
-	wide[8] = byte(i)
-	r := []any{int32(i), string(rune('a' + i%3)), int32(i*100 - 50), int32(10000 + i), int64(i) << 33,
-		float64(i) / 4, i%2 == 0, int64(i)*1000 - 7, wide, float32(i) / 2, int32(i % 3)}
-	if i%3 == 2 {
-		r[1], r[2], r[3], r[5], r[6], r[8] = nil, nil, nil, nil, nil, nil
+// fuzzValue is row i's value of fuzzSchema's column name (nil: NULL).
+func fuzzValue(name string, i int) any {
+	if i%3 == 2 && strings.Contains("bcdfgi", name) {
+		return nil
 	}
-	return r
+	switch name {
+	case "a":
+		return int32(i)
+	case "b":
+		return string(rune('a' + i%3))
+	case "c":
+		return int32(i*100 - 50)
+	case "d":
+		return int32(10000 + i)
+	case "e":
+		return int64(i) << 33
+	case "f":
+		return float64(i) / 4
+	case "g":
+		return i%2 == 0
+	case "h":
+		return int64(i)*1000 - 7
+	case "i":
+		wide := make([]byte, 9)
+		wide[8] = byte(i)
+		return wide
+	case "j":
+		return float32(i) / 2
+	}
+	return int32(i % 3) // k
 }
 
-// parquetBytes writes rows of group as one Parquet file in memory.
-func parquetBytes(tb testing.TB, group parquet.Group, rows [][]any, opts ...parquet.WriterOption) []byte {
+// columnsSeed writes n rows of the named columns of fuzzSchema.
+func columnsSeed(tb testing.TB, n int, names string, opts ...parquet.WriterOption) []byte {
+	g := parquet.Group{}
+	for _, c := range names {
+		g[string(c)] = fuzzSchema[string(c)]
+	}
+	return buildRows(tb, g, n, func(b *parquet.RowBuilder, i int) {
+		for leaf, c := range names { // names are sorted, as the group's leaves
+			if v := fuzzValue(string(c), i); v != nil {
+				b.Add(leaf, parquet.ValueOf(v))
+			}
+		}
+	}, opts...)
+}
+
+// buildRows writes n rows of group, each filled in by add.
+func buildRows(tb testing.TB, group parquet.Group, n int, add func(b *parquet.RowBuilder, i int), opts ...parquet.WriterOption) []byte {
 	tb.Helper()
 	var buf bytes.Buffer
 	w := parquet.NewWriter(&buf, append([]parquet.WriterOption{parquet.NewSchema("t", group)}, opts...)...)
 	b := parquet.NewRowBuilder(group)
-	for _, r := range rows {
-		b.Reset()
-		for i, v := range r {
-			if v != nil {
-				b.Add(i, parquet.ValueOf(v))
-			}
-		}
-		if _, err := w.WriteRows([]parquet.Row{b.Row()}); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		tb.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
-// logicalSeed holds the logical types on flat columns: timestamps and
-// times of every unit, unsigned integers, UUID, INT96, JSON and ENUM.
-func logicalSeed(tb testing.TB) []byte {
-	g := parquet.Group{
-		"a": parquet.Optional(parquet.Timestamp(parquet.Millisecond)),
-		"b": parquet.Optional(parquet.TimestampAdjusted(parquet.Nanosecond, false)),
-		"c": parquet.Optional(parquet.Time(parquet.Microsecond)),
-		"d": parquet.Optional(parquet.Uint(32)),
-		"e": parquet.Uint(64),
-		"f": parquet.Optional(parquet.UUID()),
-		"g": parquet.Optional(parquet.Leaf(parquet.Int96Type)),
-		"h": parquet.Optional(parquet.JSON()),
-		"i": parquet.Enum(),
-	}
-	uuid := []byte{0, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff}
-	return buildRows(tb, g, func(b *parquet.RowBuilder, i int) {
-		if i == 0 {
-			b.Add(0, parquet.Int64Value(1700000000123))
-			b.Add(1, parquet.Int64Value(1700000000123456000))
-			b.Add(2, parquet.Int64Value(45296789012))
-			b.Add(3, parquet.Int32Value(-1))
-			b.Add(5, parquet.FixedLenByteArrayValue(uuid))
-			nanos := int64(3600e9 + 5000) // 01:00:00.000005 on 1970-01-02 (Julian day 2440589)
-			b.Add(6, parquet.Int96Value(deprecated.Int96{uint32(nanos), uint32(nanos >> 32), 2440589}))
-			b.Add(7, parquet.ByteArrayValue([]byte(`{"a":1}`)))
-		}
-		b.Add(4, parquet.Int64Value(-1))
-		b.Add(8, parquet.ByteArrayValue([]byte("RED")))
-	})
-}
-
-// nestedSeed has LIST, STRUCT and MAP columns around a flat one; the
-// reader reads the flat one and reports the others unreadable.
-func nestedSeed(tb testing.TB) []byte {
-	g := parquet.Group{
-		"a": parquet.Optional(parquet.List(parquet.String())),
-		"b": parquet.Optional(parquet.Group{"x": parquet.Int(32), "y": parquet.Int(32)}),
-		"c": parquet.Optional(parquet.Map(parquet.String(), parquet.Int(64))),
-		"d": parquet.Int(32),
-	}
-	return buildRows(tb, g, func(b *parquet.RowBuilder, i int) {
-		if i == 0 {
-			b.Add(0, parquet.ByteArrayValue([]byte("red")))
-			b.Add(1, parquet.Int32Value(1))
-			b.Add(2, parquet.Int32Value(2))
-			b.Add(3, parquet.ByteArrayValue([]byte("k")))
-			b.Add(4, parquet.Int64Value(7))
-		}
-		b.Add(5, parquet.Int32Value(int32(i)))
-	})
-}
-
-// buildRows writes two rows of group, each filled in by add (row 1 is
-// NULL wherever it may be).
-func buildRows(tb testing.TB, group parquet.Group, add func(b *parquet.RowBuilder, i int)) []byte {
-	tb.Helper()
-	var buf bytes.Buffer
-	w := parquet.NewWriter(&buf, parquet.NewSchema("t", group))
-	b := parquet.NewRowBuilder(group)
-	for i := range 2 {
+	for i := range n {
 		b.Reset()
 		add(b, i)
 		if _, err := w.WriteRows([]parquet.Row{b.Row()}); err != nil {
@@ -143,41 +104,111 @@ func buildRows(tb testing.TB, group parquet.Group, add func(b *parquet.RowBuilde
 	return buf.Bytes()
 }
 
-// fuzzSeeds are small files of the shapes the reader handles (several row
-// groups and pages, dictionaries, NULLs, no rows, logical types, nested
-// columns) and some broken ones.
-func fuzzSeeds(tb testing.TB) [][]byte {
-	rows := func(n int) [][]any {
-		out := make([][]any, n)
-		for i := range out {
-			out[i] = fuzzRow(i)
-		}
-		return out
+// logicalSeeds hold the logical types on flat columns, three a file:
+// timestamps and times of several units, unsigned integers and UUID,
+// INT96, JSON and ENUM. Row 1 is NULL wherever it may be.
+func logicalSeeds(tb testing.TB) [][]byte {
+	times := parquet.Group{
+		"a": parquet.Optional(parquet.Timestamp(parquet.Millisecond)),
+		"b": parquet.Optional(parquet.TimestampAdjusted(parquet.Nanosecond, false)),
+		"c": parquet.Time(parquet.Microsecond),
 	}
-	all := parquetBytes(tb, fuzzSchema, rows(4))
-	groups := parquetBytes(tb, parquet.Group{"a": parquet.Int(32), "b": parquet.Optional(parquet.String())},
-		[][]any{{int32(1), "x"}, {int32(2), nil}, {int32(3), "yy"}, {int32(4), "x"}, {int32(5), nil}},
-		parquet.MaxRowsPerRowGroup(2), parquet.PageBufferSize(16))
-	dict := parquetBytes(tb, parquet.Group{"k": parquet.Encoded(parquet.Int(32), &parquet.RLEDictionary)},
-		[][]any{{int32(7)}, {int32(7)}, {int32(8)}, {int32(7)}, {int32(9)}, {int32(8)}})
-	empty := parquetBytes(tb, fuzzSchema, nil)
-	flipped := bytes.Clone(all)
+	ints := parquet.Group{
+		"a": parquet.Optional(parquet.Uint(32)),
+		"b": parquet.Uint(64),
+		"c": parquet.Optional(parquet.UUID()),
+	}
+	other := parquet.Group{
+		"a": parquet.Optional(parquet.Leaf(parquet.Int96Type)),
+		"b": parquet.Optional(parquet.JSON()),
+		"c": parquet.Enum(),
+	}
+	uuid := []byte{0, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff}
+	nanos := int64(3600e9 + 5000) // 01:00:00.000005 on 1970-01-02 (Julian day 2440589)
+	return [][]byte{
+		buildRows(tb, times, 2, func(b *parquet.RowBuilder, i int) {
+			if i == 0 {
+				b.Add(0, parquet.Int64Value(1700000000123))
+				b.Add(1, parquet.Int64Value(1700000000123456000))
+			}
+			b.Add(2, parquet.Int64Value(45296789012))
+		}),
+		buildRows(tb, ints, 2, func(b *parquet.RowBuilder, i int) {
+			if i == 0 {
+				b.Add(0, parquet.Int32Value(-1)) // 4294967295 as UINT_32
+				b.Add(2, parquet.FixedLenByteArrayValue(uuid))
+			}
+			b.Add(1, parquet.Int64Value(-1))
+		}),
+		buildRows(tb, other, 2, func(b *parquet.RowBuilder, i int) {
+			if i == 0 {
+				b.Add(0, parquet.Int96Value(deprecated.Int96{uint32(nanos), uint32(nanos >> 32), 2440589}))
+				b.Add(1, parquet.ByteArrayValue([]byte(`{"a":1}`)))
+			}
+			b.Add(2, parquet.ByteArrayValue([]byte("RED")))
+		}),
+	}
+}
+
+// nestedSeeds have LIST, STRUCT and MAP columns next to a flat one; the
+// reader reads the flat one and reports the others unreadable.
+func nestedSeeds(tb testing.TB) [][]byte {
+	list := parquet.Group{"a": parquet.Optional(parquet.List(parquet.String())), "b": parquet.Int(32)}
+	nest := parquet.Group{
+		"a": parquet.Optional(parquet.Group{"x": parquet.Int(32), "y": parquet.Int(32)}),
+		"b": parquet.Optional(parquet.Map(parquet.String(), parquet.Int(64))),
+	}
+	return [][]byte{
+		buildRows(tb, list, 2, func(b *parquet.RowBuilder, i int) {
+			if i == 0 {
+				b.Add(0, parquet.ByteArrayValue([]byte("red")))
+			}
+			b.Add(1, parquet.Int32Value(int32(i)))
+		}),
+		buildRows(tb, nest, 2, func(b *parquet.RowBuilder, i int) {
+			if i == 0 {
+				b.Add(0, parquet.Int32Value(1))
+				b.Add(1, parquet.Int32Value(2))
+				b.Add(2, parquet.ByteArrayValue([]byte("k")))
+				b.Add(3, parquet.Int64Value(7))
+			}
+		}),
+	}
+}
+
+// fuzzSeeds are small files of the shapes the reader handles (every
+// physical type and encoding, several row groups and pages, NULLs, no
+// rows, logical types, nested columns), then some broken ones. Each holds
+// a few columns, so each stays under maxSeed.
+func fuzzSeeds(tb testing.TB) [][]byte {
+	first := columnsSeed(tb, 4, "abk")
+	seeds := [][]byte{
+		first, columnsSeed(tb, 4, "cdh"), columnsSeed(tb, 4, "efg"), columnsSeed(tb, 4, "ij"),
+		columnsSeed(tb, 5, "b", parquet.MaxRowsPerRowGroup(2), parquet.PageBufferSize(16)), // row groups, pages
+		columnsSeed(tb, 0, "ae"), // no rows
+	}
+	seeds = append(seeds, logicalSeeds(tb)...)
+	seeds = append(seeds, nestedSeeds(tb)...)
+	flipped := bytes.Clone(first)
 	for i := 8; i < len(flipped)-8; i += 31 {
 		flipped[i] ^= 0xff
 	}
-	return [][]byte{all, groups, dict, empty, logicalSeed(tb), nestedSeed(tb), all[:len(all)/2], append([]byte("PAR1"), all[len(all)/2:]...), flipped}
+	return append(seeds, first[:len(first)/2], append([]byte("PAR1"), first[len(first)/2:]...), flipped)
 }
+
+// seedRows are the rows of the well-formed seeds, in order.
+var seedRows = []int64{4, 4, 4, 4, 5, 0, 2, 2, 2, 2, 2}
 
 // TestFuzzSeedsSmall keeps the seeds small and readable: each real file
 // must open and read to the end.
 func TestFuzzSeedsSmall(t *testing.T) {
-	for i, seed := range fuzzSeeds(t)[:6] {
+	for i, seed := range fuzzSeeds(t)[:len(seedRows)] {
 		if len(seed) > maxSeed {
 			t.Errorf("seed %d is %d bytes, over %d", i, len(seed), maxSeed)
 		}
 		if rows, err := fuzzRead(t, t.TempDir(), seed); err != nil {
 			t.Errorf("seed %d: %v", i, err)
-		} else if want := []int64{4, 5, 6, 0, 2, 2}[i]; rows != want {
+		} else if want := seedRows[i]; rows != want {
 			t.Errorf("seed %d: %d rows, want %d", i, rows, want)
 		}
 	}
