@@ -412,7 +412,13 @@ func (f *flattener) eliminate(n *planner.Filter) (flat, bool, error) {
 		exprs = append(exprs, e)
 		names = append(names, fmt.Sprintf("__domain%d", j))
 	}
-	proj := &planner.Project{Child: &planner.Filter{Child: child, Cond: planner.JoinAnd(rest)}, Exprs: exprs, Names: names}
+	var filtered planner.Plan = child
+	if len(rest) > 0 {
+		// Every conjunct may have become a domain column: no filter is
+		// left (a Filter with no condition fails in the executor).
+		filtered = &planner.Filter{Child: child, Cond: planner.JoinAnd(rest)}
+	}
+	proj := &planner.Project{Child: filtered, Exprs: exprs, Names: names}
 	for _, c := range s {
 		proj.Tables = append(proj.Tables, c.Table)
 	}
