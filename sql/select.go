@@ -326,16 +326,26 @@ func (b *Binder) bindAggregate(sel *ast.SelectStmt, plan planner.Plan, from *exp
 	a := &aggCtx{pre: from, groupKeys: map[string]int{}, aggs: map[string]int{}, gidCol: -1}
 	if sel.GroupBy != nil {
 		agg.Rollup = sel.GroupBy.Rollup
+		folded := map[string]bool{}
 		for _, it := range sel.GroupBy.Items {
-			e, name, err := b.bindGroupItem(it.Expr, sel, from)
+			e, raw, name, err := b.bindGroupItem(it.Expr, sel, from)
 			if err != nil {
 				return nil, nil, err
 			}
 			k := exprKey(e)
-			if _, dup := a.groupKeys[k]; dup && !agg.Rollup {
+			if _, dup := folded[k]; dup && !agg.Rollup {
 				continue
 			}
+			folded[k] = true
 			a.groupKeys[k] = len(agg.GroupBy)
+			// The select list, HAVING and ORDER BY look their expressions
+			// up unfolded (bindExpr): a key with a constant part that
+			// folds (k - (-1), d + INTERVAL 1 YEAR) must match there too.
+			if rk := exprKey(raw); rk != k {
+				if _, ok := a.groupKeys[rk]; !ok {
+					a.groupKeys[rk] = len(agg.GroupBy)
+				}
+			}
 			agg.GroupBy = append(agg.GroupBy, e)
 			agg.Names = append(agg.Names, name)
 		}
@@ -363,30 +373,43 @@ func (b *Binder) bindAggregate(sel *ast.SelectStmt, plan planner.Plan, from *exp
 
 // bindGroupItem binds a GROUP BY item: a FROM column or expression first
 // (standard SQL), then a select alias or position (MySQL).
-func (b *Binder) bindGroupItem(n ast.ExprNode, sel *ast.SelectStmt, from *exprCtx) (expr.Expr, string, error) {
+// e is folded, raw as bound (the select list's copies are looked up
+// unfolded).
+func (b *Binder) bindGroupItem(n ast.ExprNode, sel *ast.SelectStmt, from *exprCtx) (e, raw expr.Expr, name string, err error) {
 	fields := sel.Fields.Fields
 	if pos, ok := positionOf(n); ok {
 		if pos < 1 || pos > len(fields) || fields[pos-1].Expr == nil {
-			return nil, "", fmt.Errorf("%w: GROUP BY position %d is not in the select list", exec.ErrPlan, pos)
+			return nil, nil, "", fmt.Errorf("%w: GROUP BY position %d is not in the select list", exec.ErrPlan, pos)
 		}
 		n = fields[pos-1].Expr
 	}
-	e, err := b.bindValue(n, from)
+	bind := func(n ast.ExprNode) (expr.Expr, expr.Expr, error) {
+		raw, err := b.bindExpr(n, from)
+		if err != nil {
+			return nil, nil, err
+		}
+		e, err := planner.FoldConstants(raw, b.alloc)
+		if err != nil {
+			return nil, nil, errs.Wrap(errs.Semantic, "GROUP BY %s: %w", restore(n), err)
+		}
+		return e, raw, nil
+	}
+	e, raw, err = bind(n)
 	if err == nil {
-		return e, groupName(n), nil
+		return e, raw, groupName(n), nil
 	}
 	if c, ok := n.(*ast.ColumnNameExpr); ok && c.Name.Table.O == "" {
 		for _, f := range fields {
 			if f.AsName.O != "" && strings.EqualFold(f.AsName.O, c.Name.Name.O) {
-				e2, err2 := b.bindValue(f.Expr, from)
+				e2, raw2, err2 := bind(f.Expr)
 				if err2 != nil {
-					return nil, "", err2
+					return nil, nil, "", err2
 				}
-				return e2, f.AsName.O, nil
+				return e2, raw2, f.AsName.O, nil
 			}
 		}
 	}
-	return nil, "", err
+	return nil, nil, "", err
 }
 
 func groupName(n ast.ExprNode) string {
