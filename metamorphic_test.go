@@ -188,28 +188,7 @@ var knownDefects = []struct {
 	// explains: the failure of statement text (a relation with err nil
 	// whose sides agree once push_down_filters is off, or the error err).
 	explains func(text string, err error, holdsWithoutPushdown bool) bool
-}{
-	{
-		// pending/pushdown_not_null_rejecting.slt: NOT over IS NOT NULL
-		// or over AND counts as null-rejecting, so an outer join (written,
-		// or the one a scalar subquery is planned as) becomes an inner
-		// join and loses its NULL-extended rows.
-		name: "push_down_filters: NOT(...) taken as null-rejecting",
-		explains: func(text string, err error, holds bool) bool {
-			return err == nil && holds && (strings.Contains(text, " left join ") || strings.Contains(text, " right join ") ||
-				strings.Contains(text, "((select "))
-		},
-	},
-	{
-		// pending/group_by_folded_expression.slt: a GROUP BY key is bound
-		// constant-folded, the select list's copy is not, so a key with a
-		// foldable part (-1, a date literal, interval N year) does not match.
-		name: "GROUP BY expression with a foldable part not matched",
-		explains: func(text string, err error, _ bool) bool {
-			return err != nil && strings.Contains(err.Error(), "is neither grouped nor aggregated") && strings.Contains(text, " group by ")
-		},
-	},
-}
+}{}
 
 // metaEnv is one small dataset written to Parquet, with an engine for the
 // defaults, one with push_down_filters off (to tell known defects), and
