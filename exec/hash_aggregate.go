@@ -76,6 +76,13 @@ type HashAggregate struct {
 	GroupBy    []expr.Expr
 	GroupNames []string
 	Aggs       []AggFunc
+	// Seed, when set, is the key (one literal per GroupBy) of a group that
+	// exists even when no row arrives: ROLLUP's grand total, which an
+	// empty input still answers with. AggPartial tasks all seed it (the
+	// final merge of an empty state changes nothing); AggSingle and
+	// AggFinal seed it in task 0 only, so the planner sets it there only
+	// when the aggregate runs as one task.
+	Seed []*expr.Literal
 }
 
 // PartialSchema is what AggPartial emits: group columns, then each
@@ -179,10 +186,37 @@ func (a *HashAggregate) Open(tc *TaskContext, inputs []Stream) (Stream, error) {
 			s.distinct = append(s.distinct, nil)
 		}
 	}
+	if a.Seed != nil && (a.Mode == AggPartial || tc.Task == 0) {
+		if err := s.seed(); err != nil {
+			return nil, err
+		}
+	}
 	for _, st := range s.states {
 		st.grow(s.groups.n)
 	}
 	return s, nil
+}
+
+// seed adds the group of a.Seed with empty states.
+func (s *hashAggStream) seed() error {
+	if len(s.a.Seed) != len(s.a.GroupBy) {
+		return fmt.Errorf("%w: aggregate seed has %d keys for %d group columns", ErrInternal, len(s.a.Seed), len(s.a.GroupBy))
+	}
+	one := array.NewRecordBatch(arrow.NewSchema(nil, nil), nil, 1)
+	defer one.Release()
+	keys := make([]arrow.Array, len(s.a.Seed))
+	for i, l := range s.a.Seed {
+		k, err := l.Eval(s.ec, one)
+		if err != nil {
+			releaseArrays(keys[:i])
+			return err
+		}
+		keys[i] = k
+	}
+	var err error
+	s.gids, err = s.groups.ids(keys, 1, s.gids)
+	releaseArrays(keys)
+	return err
 }
 
 type hashAggStream struct {

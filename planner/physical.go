@@ -307,6 +307,7 @@ func (b *physBuilder) aggregate(n *Aggregate) (phys, error) {
 	in := c.node
 	group := n.GroupBy
 	gnames := append([]string{}, n.Names...)
+	var seed []*expr.Literal
 	aggs := make([]exec.AggFunc, len(n.Aggs))
 	for i, a := range n.Aggs {
 		aggs[i] = exec.AggFunc{Fn: a.Fn, Arg: a.Arg, Distinct: a.Distinct, Type: a.Type, Name: a.Name}
@@ -333,6 +334,12 @@ func (b *physBuilder) aggregate(n *Aggregate) (phys, error) {
 			group = append(group, expr.NewColumn(i, f.Type, f.Name))
 		}
 		gnames = append(gnames, "grouping_id")
+		// The empty grouping set is one group even over no rows: its
+		// key (every column rolled up) is seeded.
+		for _, g := range n.GroupBy {
+			seed = append(seed, expr.Null(g.DataType()))
+		}
+		seed = append(seed, expr.NewLiteral(int64(1)<<k-1, arrow.PrimitiveTypes.Int64))
 		for i := range aggs {
 			if aggs[i].Arg != nil {
 				aggs[i].Arg = shift(aggs[i].Arg, k+1)
@@ -346,17 +353,19 @@ func (b *physBuilder) aggregate(n *Aggregate) (phys, error) {
 	if distinct || c.single {
 		// DISTINCT aggregates cannot be merged from partial states: move
 		// raw rows by group key and aggregate once.
+		// A seeded group must come from one task: ROLLUP with DISTINCT
+		// aggregates runs on one.
 		single := c.single
 		if !single {
-			if len(group) == 0 {
+			if len(group) == 0 || seed != nil {
 				in, single = &shuffle.Exchange{Kind: shuffle.Gather, Child: in}, true
 			} else {
 				in = b.hash(in, group)
 			}
 		}
-		return phys{&exec.HashAggregate{Child: in, Mode: exec.AggSingle, GroupBy: group, GroupNames: gnames, Aggs: aggs}, single}, nil
+		return phys{&exec.HashAggregate{Child: in, Mode: exec.AggSingle, GroupBy: group, GroupNames: gnames, Aggs: aggs, Seed: seed}, single}, nil
 	}
-	partial := &exec.HashAggregate{Child: in, Mode: exec.AggPartial, GroupBy: group, GroupNames: gnames, Aggs: aggs}
+	partial := &exec.HashAggregate{Child: in, Mode: exec.AggPartial, GroupBy: group, GroupNames: gnames, Aggs: aggs, Seed: seed}
 	ps := partial.PartialSchema()
 	keys := make([]expr.Expr, len(group))
 	for i := range group {

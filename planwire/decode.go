@@ -238,6 +238,13 @@ func (d *decoder) op(m *pb.Node) (exec.Node, error) {
 			}
 			out.Aggs = append(out.Aggs, exec.AggFunc{Fn: f.Fn, Arg: arg, Distinct: f.Distinct, Type: t, Name: f.Name})
 		}
+		for _, lm := range a.Seed {
+			l, err := decodeLiteral(lm)
+			if err != nil {
+				return nil, err
+			}
+			out.Seed = append(out.Seed, l)
+		}
 		return out, nil
 	case *pb.Node_Expand:
 		e := x.Expand

@@ -202,6 +202,13 @@ func (e *encoder) node(n exec.Node) (*pb.Node, error) {
 			}
 			m.Aggs = append(m.Aggs, &pb.AggFunc{Fn: a.Fn, Arg: arg, Distinct: a.Distinct, Type: t, Name: a.Name})
 		}
+		for _, l := range x.Seed {
+			lm, err := encodeLiteral(l)
+			if err != nil {
+				return nil, errs.Wrap(errs.Internal, "aggregate seed: %w", err)
+			}
+			m.Seed = append(m.Seed, lm)
+		}
 		out.Op = &pb.Node_HashAggregate{HashAggregate: m}
 	case *exec.Expand:
 		m := &pb.Expand{Names: x.Names, PassNames: x.PassNames}

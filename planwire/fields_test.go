@@ -30,7 +30,7 @@ var encoded = map[reflect.Type][]string{
 	reflect.TypeFor[exec.Project]():                    {"Child", "Exprs", "Names"},
 	reflect.TypeFor[exec.HashJoin]():                   {"Type", "Build", "Probe", "BuildKeys", "ProbeKeys", "Residual"},
 	reflect.TypeFor[exec.NestedLoopJoin]():             {"Type", "Build", "Probe", "Cond"},
-	reflect.TypeFor[exec.HashAggregate]():              {"Child", "Mode", "GroupBy", "GroupNames", "Aggs"},
+	reflect.TypeFor[exec.HashAggregate]():              {"Child", "Mode", "GroupBy", "GroupNames", "Aggs", "Seed"},
 	reflect.TypeFor[exec.Expand]():                     {"Child", "Sets", "Exprs", "Names", "Pass", "PassNames"},
 	reflect.TypeFor[exec.Sort]():                       {"Child", "Keys"},
 	reflect.TypeFor[exec.TopN]():                       {"Child", "Keys", "N", "Offset"},

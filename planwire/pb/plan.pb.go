@@ -1627,12 +1627,14 @@ func (x *AggFunc) GetName() string {
 }
 
 type HashAggregate struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Child         *Node                  `protobuf:"bytes,1,opt,name=child,proto3" json:"child,omitempty"`
-	Mode          AggMode                `protobuf:"varint,2,opt,name=mode,proto3,enum=fsql.planwire.v1.AggMode" json:"mode,omitempty"`
-	GroupBy       []*Expr                `protobuf:"bytes,3,rep,name=group_by,json=groupBy,proto3" json:"group_by,omitempty"`
-	GroupNames    []string               `protobuf:"bytes,4,rep,name=group_names,json=groupNames,proto3" json:"group_names,omitempty"`
-	Aggs          []*AggFunc             `protobuf:"bytes,5,rep,name=aggs,proto3" json:"aggs,omitempty"`
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	Child      *Node                  `protobuf:"bytes,1,opt,name=child,proto3" json:"child,omitempty"`
+	Mode       AggMode                `protobuf:"varint,2,opt,name=mode,proto3,enum=fsql.planwire.v1.AggMode" json:"mode,omitempty"`
+	GroupBy    []*Expr                `protobuf:"bytes,3,rep,name=group_by,json=groupBy,proto3" json:"group_by,omitempty"`
+	GroupNames []string               `protobuf:"bytes,4,rep,name=group_names,json=groupNames,proto3" json:"group_names,omitempty"`
+	Aggs       []*AggFunc             `protobuf:"bytes,5,rep,name=aggs,proto3" json:"aggs,omitempty"`
+	// The key of a group that exists with no input (ROLLUP's grand total).
+	Seed          []*Literal `protobuf:"bytes,6,rep,name=seed,proto3" json:"seed,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1698,6 +1700,13 @@ func (x *HashAggregate) GetGroupNames() []string {
 func (x *HashAggregate) GetAggs() []*AggFunc {
 	if x != nil {
 		return x.Aggs
+	}
+	return nil
+}
+
+func (x *HashAggregate) GetSeed() []*Literal {
+	if x != nil {
+		return x.Seed
 	}
 	return nil
 }
@@ -4128,14 +4137,15 @@ const file_plan_proto_rawDesc = "" +
 	"\x03arg\x18\x02 \x01(\v2\x16.fsql.planwire.v1.ExprR\x03arg\x12\x1a\n" +
 	"\bdistinct\x18\x03 \x01(\bR\bdistinct\x12.\n" +
 	"\x04type\x18\x04 \x01(\v2\x1a.fsql.planwire.v1.DataTypeR\x04type\x12\x12\n" +
-	"\x04name\x18\x05 \x01(\tR\x04name\"\xef\x01\n" +
+	"\x04name\x18\x05 \x01(\tR\x04name\"\x9e\x02\n" +
 	"\rHashAggregate\x12,\n" +
 	"\x05child\x18\x01 \x01(\v2\x16.fsql.planwire.v1.NodeR\x05child\x12-\n" +
 	"\x04mode\x18\x02 \x01(\x0e2\x19.fsql.planwire.v1.AggModeR\x04mode\x121\n" +
 	"\bgroup_by\x18\x03 \x03(\v2\x16.fsql.planwire.v1.ExprR\agroupBy\x12\x1f\n" +
 	"\vgroup_names\x18\x04 \x03(\tR\n" +
 	"groupNames\x12-\n" +
-	"\x04aggs\x18\x05 \x03(\v2\x19.fsql.planwire.v1.AggFuncR\x04aggs\"!\n" +
+	"\x04aggs\x18\x05 \x03(\v2\x19.fsql.planwire.v1.AggFuncR\x04aggs\x12-\n" +
+	"\x04seed\x18\x06 \x03(\v2\x19.fsql.planwire.v1.LiteralR\x04seed\"!\n" +
 	"\aIntList\x12\x16\n" +
 	"\x06values\x18\x01 \x03(\x05R\x06values\"\xf4\x01\n" +
 	"\x06Expand\x12,\n" +
@@ -4494,63 +4504,64 @@ var file_plan_proto_depIdxs = []int32{
 	2,   // 46: fsql.planwire.v1.HashAggregate.mode:type_name -> fsql.planwire.v1.AggMode
 	42,  // 47: fsql.planwire.v1.HashAggregate.group_by:type_name -> fsql.planwire.v1.Expr
 	18,  // 48: fsql.planwire.v1.HashAggregate.aggs:type_name -> fsql.planwire.v1.AggFunc
-	10,  // 49: fsql.planwire.v1.Expand.child:type_name -> fsql.planwire.v1.Node
-	20,  // 50: fsql.planwire.v1.Expand.sets:type_name -> fsql.planwire.v1.IntList
-	42,  // 51: fsql.planwire.v1.Expand.exprs:type_name -> fsql.planwire.v1.Expr
-	42,  // 52: fsql.planwire.v1.Expand.pass:type_name -> fsql.planwire.v1.Expr
-	42,  // 53: fsql.planwire.v1.SortKey.expr:type_name -> fsql.planwire.v1.Expr
-	10,  // 54: fsql.planwire.v1.Sort.child:type_name -> fsql.planwire.v1.Node
-	22,  // 55: fsql.planwire.v1.Sort.keys:type_name -> fsql.planwire.v1.SortKey
-	10,  // 56: fsql.planwire.v1.TopN.child:type_name -> fsql.planwire.v1.Node
-	22,  // 57: fsql.planwire.v1.TopN.keys:type_name -> fsql.planwire.v1.SortKey
-	10,  // 58: fsql.planwire.v1.Limit.child:type_name -> fsql.planwire.v1.Node
-	10,  // 59: fsql.planwire.v1.UnionAll.inputs:type_name -> fsql.planwire.v1.Node
-	4,   // 60: fsql.planwire.v1.FrameBound.kind:type_name -> fsql.planwire.v1.BoundKind
-	42,  // 61: fsql.planwire.v1.FrameBound.value:type_name -> fsql.planwire.v1.Expr
-	3,   // 62: fsql.planwire.v1.WindowFrame.unit:type_name -> fsql.planwire.v1.FrameUnit
-	27,  // 63: fsql.planwire.v1.WindowFrame.start:type_name -> fsql.planwire.v1.FrameBound
-	27,  // 64: fsql.planwire.v1.WindowFrame.end:type_name -> fsql.planwire.v1.FrameBound
-	42,  // 65: fsql.planwire.v1.WindowFunc.arg:type_name -> fsql.planwire.v1.Expr
-	47,  // 66: fsql.planwire.v1.WindowFunc.type:type_name -> fsql.planwire.v1.DataType
-	44,  // 67: fsql.planwire.v1.WindowFunc.default:type_name -> fsql.planwire.v1.Literal
-	10,  // 68: fsql.planwire.v1.Window.child:type_name -> fsql.planwire.v1.Node
-	42,  // 69: fsql.planwire.v1.Window.partition_by:type_name -> fsql.planwire.v1.Expr
-	22,  // 70: fsql.planwire.v1.Window.order_by:type_name -> fsql.planwire.v1.SortKey
-	29,  // 71: fsql.planwire.v1.Window.funcs:type_name -> fsql.planwire.v1.WindowFunc
-	28,  // 72: fsql.planwire.v1.Window.frame:type_name -> fsql.planwire.v1.WindowFrame
-	42,  // 73: fsql.planwire.v1.ExprList.exprs:type_name -> fsql.planwire.v1.Expr
-	31,  // 74: fsql.planwire.v1.Values.rows:type_name -> fsql.planwire.v1.ExprList
-	47,  // 75: fsql.planwire.v1.Values.types:type_name -> fsql.planwire.v1.DataType
-	10,  // 76: fsql.planwire.v1.MaxOneRow.child:type_name -> fsql.planwire.v1.Node
-	10,  // 77: fsql.planwire.v1.DynamicFilterDataCollector.child:type_name -> fsql.planwire.v1.Node
-	42,  // 78: fsql.planwire.v1.DynamicFilterDataCollector.keys:type_name -> fsql.planwire.v1.Expr
-	10,  // 79: fsql.planwire.v1.OrderEnforce.child:type_name -> fsql.planwire.v1.Node
-	10,  // 80: fsql.planwire.v1.Sink.input:type_name -> fsql.planwire.v1.Node
-	38,  // 81: fsql.planwire.v1.Sink.spec:type_name -> fsql.planwire.v1.WriteSpec
-	10,  // 82: fsql.planwire.v1.TableCommit.input:type_name -> fsql.planwire.v1.Node
-	38,  // 83: fsql.planwire.v1.TableCommit.spec:type_name -> fsql.planwire.v1.WriteSpec
-	39,  // 84: fsql.planwire.v1.WriteSpec.meta:type_name -> fsql.planwire.v1.TableMeta
-	41,  // 85: fsql.planwire.v1.WriteSpec.options:type_name -> fsql.planwire.v1.WriteOptions
-	40,  // 86: fsql.planwire.v1.TableMeta.columns:type_name -> fsql.planwire.v1.MetaColumn
-	43,  // 87: fsql.planwire.v1.Expr.column:type_name -> fsql.planwire.v1.Column
-	44,  // 88: fsql.planwire.v1.Expr.literal:type_name -> fsql.planwire.v1.Literal
-	46,  // 89: fsql.planwire.v1.Expr.call:type_name -> fsql.planwire.v1.Call
-	47,  // 90: fsql.planwire.v1.Column.type:type_name -> fsql.planwire.v1.DataType
-	47,  // 91: fsql.planwire.v1.Literal.type:type_name -> fsql.planwire.v1.DataType
-	45,  // 92: fsql.planwire.v1.Literal.decimal_value:type_name -> fsql.planwire.v1.Decimal128
-	47,  // 93: fsql.planwire.v1.Call.type:type_name -> fsql.planwire.v1.DataType
-	42,  // 94: fsql.planwire.v1.Call.args:type_name -> fsql.planwire.v1.Expr
-	6,   // 95: fsql.planwire.v1.DataType.id:type_name -> fsql.planwire.v1.TypeID
-	5,   // 96: fsql.planwire.v1.DataType.time_unit:type_name -> fsql.planwire.v1.TimeUnit
-	47,  // 97: fsql.planwire.v1.Field.type:type_name -> fsql.planwire.v1.DataType
-	50,  // 98: fsql.planwire.v1.Table.columns:type_name -> fsql.planwire.v1.ColumnCheck
-	51,  // 99: fsql.planwire.v1.Table.partitions:type_name -> fsql.planwire.v1.Partition
-	52,  // 100: fsql.planwire.v1.Partition.files:type_name -> fsql.planwire.v1.File
-	101, // [101:101] is the sub-list for method output_type
-	101, // [101:101] is the sub-list for method input_type
-	101, // [101:101] is the sub-list for extension type_name
-	101, // [101:101] is the sub-list for extension extendee
-	0,   // [0:101] is the sub-list for field type_name
+	44,  // 49: fsql.planwire.v1.HashAggregate.seed:type_name -> fsql.planwire.v1.Literal
+	10,  // 50: fsql.planwire.v1.Expand.child:type_name -> fsql.planwire.v1.Node
+	20,  // 51: fsql.planwire.v1.Expand.sets:type_name -> fsql.planwire.v1.IntList
+	42,  // 52: fsql.planwire.v1.Expand.exprs:type_name -> fsql.planwire.v1.Expr
+	42,  // 53: fsql.planwire.v1.Expand.pass:type_name -> fsql.planwire.v1.Expr
+	42,  // 54: fsql.planwire.v1.SortKey.expr:type_name -> fsql.planwire.v1.Expr
+	10,  // 55: fsql.planwire.v1.Sort.child:type_name -> fsql.planwire.v1.Node
+	22,  // 56: fsql.planwire.v1.Sort.keys:type_name -> fsql.planwire.v1.SortKey
+	10,  // 57: fsql.planwire.v1.TopN.child:type_name -> fsql.planwire.v1.Node
+	22,  // 58: fsql.planwire.v1.TopN.keys:type_name -> fsql.planwire.v1.SortKey
+	10,  // 59: fsql.planwire.v1.Limit.child:type_name -> fsql.planwire.v1.Node
+	10,  // 60: fsql.planwire.v1.UnionAll.inputs:type_name -> fsql.planwire.v1.Node
+	4,   // 61: fsql.planwire.v1.FrameBound.kind:type_name -> fsql.planwire.v1.BoundKind
+	42,  // 62: fsql.planwire.v1.FrameBound.value:type_name -> fsql.planwire.v1.Expr
+	3,   // 63: fsql.planwire.v1.WindowFrame.unit:type_name -> fsql.planwire.v1.FrameUnit
+	27,  // 64: fsql.planwire.v1.WindowFrame.start:type_name -> fsql.planwire.v1.FrameBound
+	27,  // 65: fsql.planwire.v1.WindowFrame.end:type_name -> fsql.planwire.v1.FrameBound
+	42,  // 66: fsql.planwire.v1.WindowFunc.arg:type_name -> fsql.planwire.v1.Expr
+	47,  // 67: fsql.planwire.v1.WindowFunc.type:type_name -> fsql.planwire.v1.DataType
+	44,  // 68: fsql.planwire.v1.WindowFunc.default:type_name -> fsql.planwire.v1.Literal
+	10,  // 69: fsql.planwire.v1.Window.child:type_name -> fsql.planwire.v1.Node
+	42,  // 70: fsql.planwire.v1.Window.partition_by:type_name -> fsql.planwire.v1.Expr
+	22,  // 71: fsql.planwire.v1.Window.order_by:type_name -> fsql.planwire.v1.SortKey
+	29,  // 72: fsql.planwire.v1.Window.funcs:type_name -> fsql.planwire.v1.WindowFunc
+	28,  // 73: fsql.planwire.v1.Window.frame:type_name -> fsql.planwire.v1.WindowFrame
+	42,  // 74: fsql.planwire.v1.ExprList.exprs:type_name -> fsql.planwire.v1.Expr
+	31,  // 75: fsql.planwire.v1.Values.rows:type_name -> fsql.planwire.v1.ExprList
+	47,  // 76: fsql.planwire.v1.Values.types:type_name -> fsql.planwire.v1.DataType
+	10,  // 77: fsql.planwire.v1.MaxOneRow.child:type_name -> fsql.planwire.v1.Node
+	10,  // 78: fsql.planwire.v1.DynamicFilterDataCollector.child:type_name -> fsql.planwire.v1.Node
+	42,  // 79: fsql.planwire.v1.DynamicFilterDataCollector.keys:type_name -> fsql.planwire.v1.Expr
+	10,  // 80: fsql.planwire.v1.OrderEnforce.child:type_name -> fsql.planwire.v1.Node
+	10,  // 81: fsql.planwire.v1.Sink.input:type_name -> fsql.planwire.v1.Node
+	38,  // 82: fsql.planwire.v1.Sink.spec:type_name -> fsql.planwire.v1.WriteSpec
+	10,  // 83: fsql.planwire.v1.TableCommit.input:type_name -> fsql.planwire.v1.Node
+	38,  // 84: fsql.planwire.v1.TableCommit.spec:type_name -> fsql.planwire.v1.WriteSpec
+	39,  // 85: fsql.planwire.v1.WriteSpec.meta:type_name -> fsql.planwire.v1.TableMeta
+	41,  // 86: fsql.planwire.v1.WriteSpec.options:type_name -> fsql.planwire.v1.WriteOptions
+	40,  // 87: fsql.planwire.v1.TableMeta.columns:type_name -> fsql.planwire.v1.MetaColumn
+	43,  // 88: fsql.planwire.v1.Expr.column:type_name -> fsql.planwire.v1.Column
+	44,  // 89: fsql.planwire.v1.Expr.literal:type_name -> fsql.planwire.v1.Literal
+	46,  // 90: fsql.planwire.v1.Expr.call:type_name -> fsql.planwire.v1.Call
+	47,  // 91: fsql.planwire.v1.Column.type:type_name -> fsql.planwire.v1.DataType
+	47,  // 92: fsql.planwire.v1.Literal.type:type_name -> fsql.planwire.v1.DataType
+	45,  // 93: fsql.planwire.v1.Literal.decimal_value:type_name -> fsql.planwire.v1.Decimal128
+	47,  // 94: fsql.planwire.v1.Call.type:type_name -> fsql.planwire.v1.DataType
+	42,  // 95: fsql.planwire.v1.Call.args:type_name -> fsql.planwire.v1.Expr
+	6,   // 96: fsql.planwire.v1.DataType.id:type_name -> fsql.planwire.v1.TypeID
+	5,   // 97: fsql.planwire.v1.DataType.time_unit:type_name -> fsql.planwire.v1.TimeUnit
+	47,  // 98: fsql.planwire.v1.Field.type:type_name -> fsql.planwire.v1.DataType
+	50,  // 99: fsql.planwire.v1.Table.columns:type_name -> fsql.planwire.v1.ColumnCheck
+	51,  // 100: fsql.planwire.v1.Table.partitions:type_name -> fsql.planwire.v1.Partition
+	52,  // 101: fsql.planwire.v1.Partition.files:type_name -> fsql.planwire.v1.File
+	102, // [102:102] is the sub-list for method output_type
+	102, // [102:102] is the sub-list for method input_type
+	102, // [102:102] is the sub-list for extension type_name
+	102, // [102:102] is the sub-list for extension extendee
+	0,   // [0:102] is the sub-list for field type_name
 }
 
 func init() { file_plan_proto_init() }
