@@ -23,6 +23,7 @@ package main
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"flag"
 	"fmt"
 	"math/big"
@@ -45,9 +46,40 @@ import (
 
 // subcommands other than the default (writing the golden answers).
 var subcommands = map[string]func(args []string) error{
-	"bench": benchMain, // fsql against DuckDB, see bench.go
-	"serve": serveMain, // one engine's child process of bench
-	"fuzz":  fuzzMain,  // random queries, fsql against DuckDB, see fuzz.go
+	"bench":  benchMain, // fsql against DuckDB, see bench.go
+	"serve":  serveMain, // one engine's child process of bench
+	"fuzz":   fuzzMain,  // random queries, fsql against DuckDB, see fuzz.go
+	"duckdb": duckMain,  // one statement on DuckDB, for triage of a fuzz report
+}
+
+// duckMain runs the statements given as arguments on DuckDB over --data
+// (the views and settings fuzz and the answers use) and prints each
+// answer in the .ans format.
+func duckMain(args []string) error {
+	fs := flag.NewFlagSet("oracle duckdb", flag.ContinueOnError)
+	data := fs.String("data", "", "dataset folder (one sub-folder of Parquet files per table)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *data == "" || fs.NArg() == 0 {
+		return errors.New("usage: oracle duckdb --data DIR 'SQL' ...")
+	}
+	ctx := context.Background()
+	db, err := openDuckDB(ctx, *data)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	for _, text := range fs.Args() {
+		a, err := query(ctx, db, text)
+		if err != nil {
+			return err
+		}
+		if err := a.Write(os.Stdout); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func main() {
