@@ -15,6 +15,7 @@ import (
 	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/internal/suggest"
 	"github.com/fsql-dev/fsql/planner"
+	fsqlruntime "github.com/fsql-dev/fsql/runtime"
 	"github.com/fsql-dev/fsql/runtime/policy"
 	"github.com/fsql-dev/fsql/shuffle/keygroup"
 	"github.com/fsql-dev/fsql/sql"
@@ -113,6 +114,14 @@ type Config struct {
 	// and 100 ms.
 	RestartAttempts int
 	RestartDelay    time.Duration
+	// ShuffleMode is how exchanges move data between stages
+	// (execution.batch-shuffle-mode, Flink's values):
+	// ALL_EXCHANGES_BLOCKING starts a stage when its producers finished;
+	// the two hybrid modes also start a consumer of gather, broadcast and
+	// forward edges while its producers run, when the free slots hold
+	// both (HYBRID_SELECTIVE behaves as HYBRID_FULL for now). Default
+	// blocking, until the hybrid benchmark decides otherwise.
+	ShuffleMode fsqlruntime.ShuffleMode
 
 	// PathsOutsideData lets queries name files outside the data directory
 	// as tables: absolute paths, paths through "..", symlinks that lead
@@ -485,6 +494,18 @@ var configKeys = map[string]configKey{
 			return nil
 		},
 		get: func(c *Config) string { return c.SlowTaskDetector.Mode.String() },
+	},
+	"execution.batch-shuffle-mode": {
+		doc: "ALL_EXCHANGES_BLOCKING (a stage starts when its producers finished), ALL_EXCHANGES_HYBRID_FULL or ALL_EXCHANGES_HYBRID_SELECTIVE (consumers of gather, broadcast and forward edges may start while producers run, when slots allow)",
+		set: func(c *Config, v string) error {
+			m, err := fsqlruntime.ParseShuffleMode(v)
+			if err != nil {
+				return err
+			}
+			c.ShuffleMode = m
+			return nil
+		},
+		get: func(c *Config) string { return c.ShuffleMode.String() },
 	},
 	"restart-strategy.fixed-delay.attempts": {
 		doc: "retries of one task after attempts failed with a transient error (0: none)",

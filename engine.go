@@ -186,6 +186,7 @@ func (e *Engine) runConfig(res resources, stats *exec.QueryStats, mem *exec.Memo
 		DynamicFilterMaxValues: cfg.DynamicFilterMaxValues,
 		Speculation:            speculationConfig(cfg),
 		Restart:                policy.RestartConfig{Attempts: cfg.RestartAttempts, Delay: cfg.RestartDelay},
+		ShuffleMode:            cfg.ShuffleMode,
 		Blocklist:              res.blocklist,
 		Faults:                 e.faults,
 	}

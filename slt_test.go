@@ -18,6 +18,11 @@ import (
 	"github.com/fsql-dev/fsql/internal/slt"
 )
 
+// sltSet applies extra settings to every file's engine, such as
+// -slt-set=execution.batch-shuffle-mode=ALL_EXCHANGES_HYBRID_FULL,taskmanager.numberOfTaskSlots=8
+// (answers must not change; set.slt lists the settings and differs).
+var sltSet = flag.String("slt-set", "", "comma-separated key=value settings applied to every .slt file's engine (set.slt, which lists settings, then differs)")
+
 var rewrite = flag.Bool("rewrite", false, "rewrite the expected results of testdata/slt/*.slt with what the engine returns (read the diff before committing)")
 
 // TestSQLLogic runs every testdata/slt/*.slt file (format: internal/slt)
@@ -52,6 +57,14 @@ func runSLTFile(t *testing.T, path string) {
 	// partial aggregates are exercised by every file.
 	if err := cfg.Set("parallelism.default", "3"); err != nil {
 		t.Fatal(err)
+	}
+	if *sltSet != "" {
+		for _, kv := range strings.Split(*sltSet, ",") {
+			k, v, _ := strings.Cut(kv, "=")
+			if err := cfg.Set(k, v); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 	eng, err := fsql.Open(dir, cfg)
 	if err != nil {

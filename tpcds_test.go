@@ -97,6 +97,13 @@ func TestTPCDSGolden(t *testing.T) {
 		// The defaults: adaptive parallelism, dynamic pruning, and the
 		// default allocator with its recycled scan buffers.
 		{"partitioned", tpcdsPartitioned(t), false, nil},
+		// Hybrid shuffle (consumers of gather, broadcast and forward edges
+		// start while producers run): with room for pipelining under the
+		// checked allocator, with 4 slots on the defaults, and with one
+		// slot, where nothing may pipeline and nothing may deadlock.
+		{"flat-hybrid-full", tpcdsData(t), true, []string{"execution.batch.adaptive.auto-parallelism.enabled=false", "parallelism.default=3", "taskmanager.numberOfTaskSlots=8", "execution.batch-shuffle-mode=ALL_EXCHANGES_HYBRID_FULL"}},
+		{"partitioned-hybrid-full-4-slots", tpcdsPartitioned(t), false, []string{"taskmanager.numberOfTaskSlots=4", "execution.batch-shuffle-mode=ALL_EXCHANGES_HYBRID_FULL"}},
+		{"partitioned-hybrid-selective-1-slot", tpcdsPartitioned(t), false, []string{"taskmanager.numberOfTaskSlots=1", "execution.batch-shuffle-mode=ALL_EXCHANGES_HYBRID_SELECTIVE"}},
 	} {
 		for _, q := range goldenQueries {
 			t.Run(layout.name+"/"+q, func(t *testing.T) {

@@ -2,7 +2,9 @@
 // job graph of stages at its shuffle.Exchange nodes (BuildJobGraph); each
 // run keeps what it decided and did in its own execution graph (stage
 // runs, tasks, attempts with their states and workers). The scheduler is
-// an event loop: it starts a stage once its inputs are complete, decides
+// an event loop: it starts a stage once its inputs are complete (or, with
+// hybrid shuffle, while producers of its gather, broadcast and forward
+// inputs still run, when the free slots hold both: hybrid.go), decides
 // its parallelism and what each task reads by applying the adaptive
 // policies of package policy to the statistics its producers left, places
 // the tasks' attempts on free worker slots, and commits the attempt of

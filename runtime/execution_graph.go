@@ -60,6 +60,10 @@ type StageRun struct {
 	TaskBytes   []int64
 	SkewSplits  []policy.SkewSplit
 	Switch      string
+	// Pipelined are the producers that still ran when the stage started
+	// (hybrid shuffle): it read their tasks' output as each committed. Nil
+	// when it started after all its producers finished.
+	Pipelined []*Stage
 	// Tasks are the stage's tasks, by index.
 	Tasks      []*TaskRun
 	Start, End time.Time

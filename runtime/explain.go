@@ -276,6 +276,9 @@ func explainAdaptive(sb *strings.Builder, r *StageRun) {
 	if r.Decision != nil {
 		fmt.Fprintf(sb, "  decided: %s\n", r.Decision)
 	}
+	if len(r.Pipelined) > 0 {
+		fmt.Fprintf(sb, "  pipelined: %s\n", pipelinedEdges(r))
+	}
 	if len(r.TaskBytes) > 0 {
 		lo, med, hi := policy.Spread(r.TaskBytes)
 		what := "key-group ranges: %d tasks balanced by bytes"
@@ -290,6 +293,21 @@ func explainAdaptive(sb *strings.Builder, r *StageRun) {
 	if r.Switch != "" {
 		fmt.Fprintf(sb, "  %s\n", r.Switch)
 	}
+}
+
+// pipelinedEdges says which input edges of r ran pipelined (hybrid
+// shuffle) and how its parallelism was decided without their bytes.
+func pipelinedEdges(r *StageRun) string {
+	var edges []string
+	for _, p := range r.Pipelined {
+		for i, q := range r.Stage.Producers {
+			if q == p {
+				edges = append(edges, fmt.Sprintf("Stage %d [%s]", p.ID, r.Stage.Inputs[i].Kind))
+				break
+			}
+		}
+	}
+	return fmt.Sprintf("started while %s ran, reading each task's output as it committed; parallelism decided without their bytes (gather: one task, forward: the producer's tasks, broadcast: not counted)", strings.Join(edges, ", "))
 }
 
 // exchangeRouting describes how an exchange routes rows, with the key

@@ -20,9 +20,10 @@ type Stage struct {
 	// Output is the exchange the stage writes; nil for the result stage.
 	Output *shuffle.Exchange
 	// Inputs are the exchanges the stage reads, in plan order;
-	// Producers[i] is the stage writing Inputs[i]. Each input edge is
-	// blocking: the stage starts once its producers committed every task
-	// (a hybrid edge, read while the producer runs, comes later).
+	// Producers[i] is the stage writing Inputs[i]. In blocking shuffle the
+	// stage starts once its producers committed every task; in hybrid
+	// shuffle a gather, broadcast or forward edge may be read while its
+	// producer runs (hybrid.go).
 	Inputs    []*shuffle.Exchange
 	Producers []*Stage
 	// DependsOn are extra ordering edges: the stage starts only after

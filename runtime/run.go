@@ -55,6 +55,10 @@ type RunConfig struct {
 	// Blocklist is the workers blocked for slowness, shared by the runs
 	// of one engine; nil gives the run a blocklist of its own.
 	Blocklist *Blocklist
+	// ShuffleMode is execution.batch-shuffle-mode: blocking (the zero
+	// value) or hybrid, where a consumer may start while its producers run
+	// when the slots allow (hybrid.go).
+	ShuffleMode ShuffleMode
 	// Faults, when set, is the fault-injection facility of tests and
 	// benchmarks (slowed workers, failed or duplicated attempts). Nil
 	// injects none.

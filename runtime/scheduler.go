@@ -47,6 +47,10 @@ type scheduler struct {
 	// Run-time broadcast switches by probe stage and by join stage.
 	switchByProbe, switchByJoin map[*Stage]*broadcastSwitch
 
+	// hybrid is the parallelism decided for stages that may start while
+	// their producers run (hybrid shuffle, hybrid.go).
+	hybrid map[*StageRun]*hybridPlan
+
 	// blocklist is the engine's (or the run's own); workerIDs the pool's
 	// IDs in order; nextCheck when the slow-task detector runs next.
 	blocklist *Blocklist
@@ -269,8 +273,19 @@ func (s *scheduler) nextWake(now time.Time) (d time.Duration, ok bool) {
 // finished.
 func (s *scheduler) launchReady(ctx context.Context) {
 	for _, r := range s.eg.Stages {
-		if r.started || !s.ready(r.Stage) || s.waitsForBuild(r.Stage) {
+		if r.started || s.waitsForBuild(r.Stage) {
 			continue
+		}
+		if !s.ready(r.Stage) {
+			// Hybrid shuffle: it may start while producers run.
+			ok, err := s.pipelinable(ctx, r)
+			if err != nil {
+				s.fail(err)
+				return
+			}
+			if !ok {
+				continue
+			}
 		}
 		if err := s.launch(ctx, r); err != nil {
 			s.fail(err)
@@ -604,16 +619,11 @@ func (s *scheduler) launch(ctx context.Context, r *StageRun) error {
 		inBufs = append(inBufs, b)
 		bufs[ex] = b
 	}
-	p, err := decideParallelism(ctx, r, inBufs, s.cfg, &s.services, s.unclaimedSlots())
-	if err != nil {
-		return err
-	}
-	for i, ex := range st.Inputs {
-		if ex.Kind == shuffle.Forward {
-			// A forward edge reads producer task i in task i.
-			p = s.eg.Run(st.Producers[i]).Parallelism
-			r.Decision.Parallelism = p
-			r.Decision.Clamps = append(r.Decision.Clamps, fmt.Sprintf("set to the producer's %d tasks (forward input)", p))
+	p, pipelined := s.plannedParallelism(r)
+	if !pipelined {
+		var err error
+		if p, err = s.decide(ctx, r, inBufs, s.unclaimedSlots()); err != nil {
+			return err
 		}
 	}
 	var plan *stagePlan
@@ -679,6 +689,25 @@ func (s *scheduler) launch(ctx context.Context, r *StageRun) error {
 		s.finishStage(r)
 	}
 	return nil
+}
+
+// decide is stage run r's parallelism from its input buffers bufs (nil
+// for an input whose bytes are not known yet) and free slots, recorded on
+// r.Decision.
+func (s *scheduler) decide(ctx context.Context, r *StageRun, bufs []*shuffle.Buffer, free int) (int, error) {
+	p, err := decideParallelism(ctx, r, bufs, s.cfg, &s.services, free)
+	if err != nil {
+		return 0, err
+	}
+	for i, ex := range r.Stage.Inputs {
+		if ex.Kind == shuffle.Forward {
+			// A forward edge reads producer task i in task i.
+			p = s.eg.Run(r.Stage.Producers[i]).Parallelism
+			r.Decision.Parallelism = p
+			r.Decision.Clamps = append(r.Decision.Clamps, fmt.Sprintf("set to the producer's %d tasks (forward input)", p))
+		}
+	}
+	return p, nil
 }
 
 // finishStage records the stage's end and releases input buffers no other

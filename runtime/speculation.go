@@ -39,7 +39,7 @@ type slowCandidate struct {
 func (s *scheduler) detect(ctx context.Context, now time.Time) {
 	var cands []slowCandidate
 	for _, r := range s.eg.Stages {
-		if !r.started || r.finished || r.Stage == s.g.Result || r.live == 0 {
+		if !r.started || r.finished || r.Stage == s.g.Result || r.live == 0 || s.waitsOnProducers(r) {
 			continue
 		}
 		sample, atts := s.sample(r, now)

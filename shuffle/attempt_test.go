@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -34,13 +35,19 @@ func TestAttemptStagingAndCommit(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	read := func() (rows int64) {
+	// read reads both consumer tasks to the end; with wait set, it stops
+	// after wait (a reader waits for producers not committed yet).
+	read := func(wait time.Duration) (rows int64) {
 		t.Helper()
 		for task := 0; task < 2; task++ {
+			rctx, cancel := ctx, context.CancelFunc(func() {})
+			if wait > 0 {
+				rctx, cancel = context.WithTimeout(ctx, wait)
+			}
 			r := OpenReader(buf, 9, task, 2, mem)
 			for {
-				b, err := r.Next(ctx)
-				if errors.Is(err, io.EOF) {
+				b, err := r.Next(rctx)
+				if errors.Is(err, io.EOF) || (wait > 0 && errors.Is(err, context.DeadlineExceeded)) {
 					break
 				}
 				if err != nil {
@@ -50,13 +57,14 @@ func TestAttemptStagingAndCommit(t *testing.T) {
 				b.Release()
 			}
 			r.Close()
+			cancel()
 		}
 		return rows
 	}
 	write(0, 0, 0, 300)    // producer 0, attempt 0: will be discarded
 	write(0, 1, 0, 300)    // producer 0, attempt 1: committed
 	write(1, 0, 1000, 500) // producer 1, attempt 0: committed
-	if buf.TotalRows() != 0 || read() != 0 {
+	if buf.TotalRows() != 0 || read(20*time.Millisecond) != 0 {
 		t.Fatalf("staged output visible: %d rows counted", buf.TotalRows())
 	}
 	staged := budget.Used()
@@ -67,7 +75,7 @@ func TestAttemptStagingAndCommit(t *testing.T) {
 	if err := buf.Commit(1, 0); err != nil {
 		t.Fatal(err)
 	}
-	if got := read(); got != 800 || buf.TotalRows() != 800 {
+	if got := read(0); got != 800 || buf.TotalRows() != 800 {
 		t.Fatalf("read %d rows, counted %d, want 800", got, buf.TotalRows())
 	}
 	if budget.Used() != buf.TotalBytes() || budget.Used() >= staged {

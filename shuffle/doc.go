@@ -6,7 +6,8 @@
 //
 // The runtime (package runtime) cuts plans at Exchange nodes and drives
 // both sides: a producer task writes through a Writer into the exchange's
-// Buffer, and once every producer finished a consumer task reads its
-// key-group slices through OpenReader. Operators never see an Exchange:
+// Buffer, and a consumer task reads its key-group slices through
+// OpenReader: once every producer finished (blocking shuffle), or while
+// they run, each producer task's output as it is committed (hybrid). Operators never see an Exchange:
 // to them a reader is one more input Stream.
 package shuffle

@@ -25,11 +25,18 @@ import (
 // as several attempts (a retry, a speculative copy) and consumers still
 // read each row once.
 //
-// Today's store keeps batches in memory and is read only after every
-// producer committed (blocking shuffle). The interface is what a hybrid
-// shuffle (readers following live producers) or a store spilling to Arrow
-// IPC files (one record per batch, the bounds beside it; commit a rename)
-// implements.
+// A reader may be opened before every producer committed (hybrid
+// shuffle): it reads producers in index order and, at a producer not yet
+// committed, waits until that producer commits (or the store is released,
+// or the reader's context ends). Only a commit publishes, so a reader
+// never sees a failed, cancelled or losing attempt's rows, and it ends
+// once it read every producer's committed output. In blocking shuffle
+// every producer committed before a reader opens, so it never waits.
+// Reading in producer order keeps the row order of both modes the same.
+//
+// Today's store keeps batches in memory. The interface is what a store
+// spilling to Arrow IPC files (one record per batch, the bounds beside
+// it; commit a rename) implements.
 type SubpartitionStore interface {
 	// Stage returns the staging attempt of producer writes into. The store
 	// takes ownership of each batch written there, and of its subs and
@@ -44,7 +51,8 @@ type SubpartitionStore interface {
 	// Discard drops attempt's staging and its batches.
 	Discard(producer, attempt int)
 	// Open reads subpartitions start..end (inclusive) of every producer,
-	// producer by producer, batch by batch. Every reader gets its own
+	// producer by producer, batch by batch, waiting for producers not yet
+	// committed. Every reader gets its own
 	// reference to each batch, so several consumers may read the same data.
 	Open(start, end int) SubpartitionReader
 	// OpenSlices reads the given slices in order: for each, its key groups
@@ -103,10 +111,22 @@ type memStore struct {
 	committed []bool
 	staged    map[attemptKey]*memStaging
 	released  bool
+	// published is closed (and replaced) at every commit and at release:
+	// readers waiting for a producer's commit wake on it.
+	published chan struct{}
 }
 
 func newMemStore(producers int) *memStore {
-	return &memStore{batches: make([][]storedBatch, producers), committed: make([]bool, producers), staged: map[attemptKey]*memStaging{}}
+	return &memStore{
+		batches: make([][]storedBatch, producers), committed: make([]bool, producers),
+		staged: map[attemptKey]*memStaging{}, published: make(chan struct{}),
+	}
+}
+
+// publish wakes the readers waiting for a commit; call with s.mu held.
+func (s *memStore) publish() {
+	close(s.published)
+	s.published = make(chan struct{})
 }
 
 // memStaging is one attempt's batches.
@@ -158,6 +178,7 @@ func (s *memStore) Commit(producer, attempt int) error {
 		delete(s.staged, k)
 	}
 	s.committed[producer] = true
+	s.publish()
 	return nil
 }
 
@@ -235,6 +256,7 @@ func (s *memStore) Release() {
 		st.batches, st.done = nil, true
 	}
 	s.batches, s.staged = nil, nil
+	s.publish()
 }
 
 // memReader walks its slices in order and, within each, producer by
@@ -258,13 +280,29 @@ func (r *memReader) begin() {
 }
 
 func (r *memReader) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	for {
+		b, wait, err := r.next(ctx)
+		if wait == nil {
+			return b, err
+		}
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// next returns the next batch, or io.EOF, or (when the producer to read
+// next has not committed yet) the channel its commit will close.
+func (r *memReader) next(ctx context.Context) (arrow.RecordBatch, <-chan struct{}, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	r.s.mu.Lock()
 	defer r.s.mu.Unlock()
 	if r.closed || r.s.released {
-		return nil, io.EOF
+		return nil, nil, io.EOF
 	}
 	for r.cur < len(r.slices) {
 		sl := r.slices[r.cur]
@@ -272,6 +310,9 @@ func (r *memReader) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			r.cur++
 			r.begin()
 			continue
+		}
+		if !r.s.committed[r.producer] {
+			return nil, r.s.published, nil
 		}
 		bs := r.s.batches[r.producer]
 		if r.idx >= len(bs) {
@@ -294,11 +335,15 @@ func (r *memReader) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		}
 		if from == 0 && to == sb.b.NumRows() {
 			sb.b.Retain()
-			return sb.b, nil
+			return sb.b, nil, nil
 		}
-		return sb.b.NewSlice(from, to), nil
+		return sb.b.NewSlice(from, to), nil, nil
 	}
-	return nil, io.EOF
+	return nil, nil, io.EOF
 }
 
-func (r *memReader) Close() { r.closed = true }
+func (r *memReader) Close() {
+	r.s.mu.Lock()
+	r.closed = true
+	r.s.mu.Unlock()
+}

@@ -1,0 +1,206 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"go.uber.org/goleak"
+
+	"github.com/fsql-dev/fsql/exec"
+	"github.com/fsql-dev/fsql/runtime/policy"
+	"github.com/fsql-dev/fsql/shuffle"
+)
+
+var allShuffleModes = []ShuffleMode{AllExchangesBlocking, AllExchangesHybridFull, AllExchangesHybridSelective}
+
+// TestHybridStartsConsumersWhenSlotsHoldBoth: a 3-task source gathered
+// into the result stage, then a source -> gather -> single task ->
+// gather chain. In hybrid modes a consumer starts while its producer
+// only when the free slots hold every queued attempt plus its own tasks
+// (at once with 4 slots for the first plan, 5 for both consumers of the
+// chain; never with one slot), else it waits as in blocking mode; every
+// mode and slot count returns the same rows in the same order.
+func TestHybridStartsConsumersWhenSlotsHoldBoth(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	const perTask, tasks = 2000, 3
+	gen := func() *genSource { return &genSource{PerTask: perTask, Batch: 250, Keys: 7, Work: time.Millisecond} }
+	plans := map[string]struct {
+		plan func() exec.Node
+		// pipelined[slots] is how many stages start pipelined in hybrid
+		// mode, -1 when that depends on timing (a consumer that does not
+		// fit at first may fit once some producer tasks ended).
+		pipelined map[int]int
+	}{
+		"gather": {
+			plan:      func() exec.Node { return &shuffle.Exchange{Kind: shuffle.Gather, Child: gen()} },
+			pipelined: map[int]int{1: 0, 2: -1, 3: -1, 4: 1, 8: 1},
+		},
+		"chain": {
+			plan: func() exec.Node {
+				mid := &tagTask{Child: &shuffle.Exchange{Kind: shuffle.Gather, Child: gen()}}
+				return &shuffle.Exchange{Kind: shuffle.Gather, Child: mid}
+			},
+			pipelined: map[int]int{1: 0, 3: -1, 4: -1, 5: 2, 8: 2},
+		},
+	}
+	for name, pl := range plans {
+		for slots, wantPipelined := range pl.pipelined {
+			for _, mode := range allShuffleModes {
+				t.Run(fmt.Sprintf("%s/%d-slots/%s", name, slots, mode), func(t *testing.T) {
+					mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+					defer mem.AssertSize(t, 0)
+					budget := exec.NewMemoryBudget(0)
+					out, e, err := runToEnd(t, pl.plan(), RunConfig{Parallelism: tasks, Slots: slots, Alloc: mem, Memory: budget, ShuffleMode: mode})
+					if err != nil {
+						t.Fatal(err)
+					}
+					next := int64(0)
+					for _, b := range out {
+						for _, id := range i64col(b, 0) {
+							if id != next {
+								t.Fatalf("row %d has id %d: rows lost, repeated or out of order", next, id)
+							}
+							next++
+						}
+					}
+					xchgReleaseAll(out)
+					if next != perTask*tasks {
+						t.Fatalf("%d rows, want %d", next, perTask*tasks)
+					}
+					got := 0
+					for _, r := range e.Graph().Stages {
+						if len(r.Pipelined) == 0 {
+							continue
+						}
+						got++
+						for _, p := range r.Pipelined {
+							if pr := e.Graph().Run(p); !r.Start.Before(pr.End) {
+								t.Errorf("stage %d is marked pipelined but started %s after stage %d ended", r.Stage.ID, r.Start.Sub(pr.End), p.ID)
+							}
+						}
+					}
+					want := wantPipelined
+					if !mode.Hybrid() {
+						want = 0
+					}
+					if want >= 0 && got != want {
+						t.Errorf("%d stages started pipelined, want %d", got, want)
+					}
+					if ex := e.Graph().Explain(nil); (got > 0) != strings.Contains(ex, "pipelined: started while Stage") {
+						t.Errorf("EXPLAIN ANALYZE does not say which edges ran pipelined:\n%s", ex)
+					}
+					if budget.Used() != 0 {
+						t.Errorf("budget holds %d after the run", budget.Used())
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestHybridCancelWhilePipelined: the result stage reads an endless
+// source's gather while the source runs; closing the query after the
+// first batches stops every attempt, waiting readers included, and
+// leaks no goroutine, buffer or budget.
+func TestHybridCancelWhilePipelined(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	for _, mode := range []ShuffleMode{AllExchangesHybridFull, AllExchangesHybridSelective} {
+		t.Run(mode.String(), func(t *testing.T) {
+			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+			defer mem.AssertSize(t, 0)
+			budget := exec.NewMemoryBudget(0)
+			// Task 0 ends, so its commit reaches the result; tasks 1 and 2
+			// never end, so the result's reader waits at producer 1.
+			src := &genSource{PerTask: 4 * exec.BatchSize, Batch: 1024, Keys: 3}
+			endless := &genSource{PerTask: 1000, Batch: 100, Keys: 3, Infinite: true, Work: time.Millisecond}
+			plan := &shuffle.Exchange{Kind: shuffle.Gather, Child: &firstTaskEnds{ends: src, rest: endless}}
+			e, err := Run(context.Background(), plan, RunConfig{Parallelism: 3, Slots: 4, Alloc: mem, Memory: budget, ShuffleMode: mode})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer e.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			for i := 0; i < 3; i++ {
+				b, err := e.Next(ctx)
+				if err != nil {
+					t.Fatalf("batch %d: %v", i, err)
+				}
+				b.Release()
+			}
+			e.Close()
+			if len(e.Graph().Result.Pipelined) == 0 {
+				t.Fatal("the result stage did not start pipelined")
+			}
+			if budget.Used() != 0 {
+				t.Errorf("budget holds %d after Close", budget.Used())
+			}
+		})
+	}
+}
+
+// TestHybridProducerRetryAfterConsumerRead: a producer task's first
+// attempt fails (retryably) after the pipelined consumer began reading
+// the output of tasks committed before it; the consumer reads only the
+// retry's committed output, so every row arrives once.
+func TestHybridProducerRetryAfterConsumerRead(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	src := &genSource{PerTask: 2000, Batch: 100, Keys: 3, Work: time.Millisecond, Fail: true, Retryable: true, FailTask: 2, FailAt: 15}
+	plan := &shuffle.Exchange{Kind: shuffle.Gather, Child: src}
+	out, e, err := runToEnd(t, plan, RunConfig{Parallelism: 3, Slots: 4, Alloc: mem, ShuffleMode: AllExchangesHybridFull, Restart: policy.RestartConfig{Attempts: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer xchgReleaseAll(out)
+	next := int64(0)
+	for _, b := range out {
+		for _, id := range i64col(b, 0) {
+			if id != next {
+				t.Fatalf("row %d has id %d", next, id)
+			}
+			next++
+		}
+	}
+	if next != 6000 {
+		t.Fatalf("%d rows, want 6000", next)
+	}
+	g := e.Graph()
+	if len(g.Result.Pipelined) == 0 {
+		t.Fatal("the result stage did not start pipelined")
+	}
+	if n := len(g.Stages[0].Tasks[2].Attempts); n != 2 {
+		t.Fatalf("task 2 ran %d attempts, want the failed one and its retry", n)
+	}
+}
+
+// firstTaskEnds runs ends in task 0 and rest in every other task.
+type firstTaskEnds struct{ ends, rest exec.Node }
+
+func (f *firstTaskEnds) Schema() *arrow.Schema { return f.ends.Schema() }
+func (f *firstTaskEnds) Children() []exec.Node { return nil }
+func (f *firstTaskEnds) String() string        { return "FirstTaskEnds" }
+func (f *firstTaskEnds) Open(tc *exec.TaskContext, in []exec.Stream) (exec.Stream, error) {
+	if tc.Task == 0 {
+		return f.ends.Open(tc, in)
+	}
+	return f.rest.Open(tc, in)
+}
+
+func TestParseShuffleMode(t *testing.T) {
+	for _, m := range allShuffleModes {
+		got, err := ParseShuffleMode(strings.ToLower(m.String()))
+		if err != nil || got != m {
+			t.Errorf("ParseShuffleMode(%q) = %v, %v", strings.ToLower(m.String()), got, err)
+		}
+	}
+	if _, err := ParseShuffleMode("PIPELINED"); err == nil || !strings.Contains(err.Error(), "ALL_EXCHANGES_HYBRID_FULL") {
+		t.Errorf("unknown mode: %v", err)
+	}
+}
