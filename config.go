@@ -18,6 +18,7 @@ import (
 	fsqlruntime "github.com/fsql-dev/fsql/runtime"
 	"github.com/fsql-dev/fsql/runtime/policy"
 	"github.com/fsql-dev/fsql/shuffle/keygroup"
+	"github.com/fsql-dev/fsql/spill"
 	"github.com/fsql-dev/fsql/sql"
 )
 
@@ -44,7 +45,21 @@ type Config struct {
 	Slots int
 	// MemoryBudget is the per-query limit in bytes on join, aggregate, sort
 	// and shuffle buffers (execution.memory.query-budget). Default 8 GiB.
+	// A query whose buffers outgrow it spills to TmpDirs (see Spill).
 	MemoryBudget int64
+	// Spill lets operators that outgrow their share of MemoryBudget write
+	// to disk and finish the query there (execution.spill.enabled). Off,
+	// passing the budget fails the query with a resources error. Default
+	// true.
+	Spill bool
+	// TmpDirs are the directories spill files go in (io.tmp.dirs, as
+	// Flink: separated by commas or the path-list separator; a string so
+	// Config stays comparable). Empty (the default) is the system's
+	// temporary directory.
+	TmpDirs string
+	// SpillCompression is the codec of spill files: lz4 (default), zstd or
+	// none (execution.spill.compression).
+	SpillCompression spill.Compression
 	// BroadcastThreshold is the estimated size in bytes under which a join's
 	// build side is broadcast instead of shuffled
 	// (table.optimizer.join.broadcast-threshold). Default 10 MiB.
@@ -179,6 +194,8 @@ func DefaultConfig() Config {
 		TaskManagers:           1,
 		Slots:                  runtime.GOMAXPROCS(0),
 		MemoryBudget:           8 << 30,
+		Spill:                  true,
+		SpillCompression:       spill.LZ4,
 		BroadcastThreshold:     10 << 20,
 		DynamicFiltering:       true,
 		DynamicFilterMaxValues: 65536,
@@ -336,6 +353,31 @@ var configKeys = map[string]configKey{
 			return err
 		},
 		get: func(c *Config) string { return strconv.FormatInt(c.Write.RowGroupRows, 10) },
+	},
+	"execution.spill.enabled": {
+		doc: "spill sort, top-N and window buffers to io.tmp.dirs past the budget (false: fail instead)",
+		set: func(c *Config, v string) error { return setBool(&c.Spill, v) },
+		get: func(c *Config) string { return strconv.FormatBool(c.Spill) },
+	},
+	"execution.spill.compression": {
+		doc: "codec of spill files: lz4, zstd or none",
+		set: func(c *Config, v string) error {
+			comp, err := spill.ParseCompression(v)
+			if err != nil {
+				return err
+			}
+			c.SpillCompression = comp
+			return nil
+		},
+		get: func(c *Config) string { return c.SpillCompression.String() },
+	},
+	"io.tmp.dirs": {
+		doc: "directories for spill files, separated by commas (default: the system temporary directory)",
+		set: func(c *Config, v string) error {
+			c.TmpDirs = strings.Join(spill.ParseDirs(v), ",")
+			return nil
+		},
+		get: func(c *Config) string { return c.TmpDirs },
 	},
 	"table.optimizer.join.broadcast-threshold": {
 		doc: "build sides estimated smaller than this are broadcast",

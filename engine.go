@@ -19,6 +19,7 @@ import (
 	"github.com/fsql-dev/fsql/planner"
 	"github.com/fsql-dev/fsql/runtime"
 	"github.com/fsql-dev/fsql/runtime/policy"
+	"github.com/fsql-dev/fsql/spill"
 	"github.com/fsql-dev/fsql/sql"
 )
 
@@ -36,6 +37,12 @@ func Open(dir string, cfg Config) (*Engine, error) {
 	// are removed now. They are invisible to readers either way (hidden
 	// folders), so a directory this process may not change still opens.
 	_ = hive.SweepStaging(dir)
+	if cfg.Spill {
+		// Folders a crashed process left behind; never a live one's. A
+		// directory that cannot be read is reported when a query first
+		// spills there, not here: most queries never spill.
+		_, _ = spill.Sweep(spill.ParseDirs(cfg.TmpDirs))
+	}
 	workers := runtime.NewLocalPool(cfg.TaskManagers, cfg.Slots)
 	return &Engine{dir: dir, cfg: cfg, catalog: cat, alloc: memory.DefaultAllocator, workers: workers, catalogs: &catalogSet{}, blocklist: runtime.NewBlocklist()}, nil
 }
@@ -163,7 +170,11 @@ func (e *Engine) query(ctx context.Context, sess *Session, res resources, query 
 		}
 		run.Close()
 		text := run.Graph().Explain(stats)
-		text += fmt.Sprintf("\nresult: %d rows; memory peak %d bytes of a %d-byte budget\n", rows, mem.Peak(), mem.Limit())
+		text += fmt.Sprintf("\nresult: %d rows; memory peak %d bytes of a %d-byte budget", rows, mem.Peak(), mem.Limit())
+		if sp := run.Spill(); sp.Files > 0 {
+			text += fmt.Sprintf("; spilled %d bytes in %d files (%d rows)", sp.Bytes, sp.Files, sp.Rows)
+		}
+		text += "\n"
 		return e.textRows(ctx, text), nil
 	}
 	r := &Rows{schema: renamed(run.Schema(), st.Names), next: run.Next, close: run.Close, ctx: ctx, run: run}
@@ -181,6 +192,7 @@ func (e *Engine) runConfig(res resources, stats *exec.QueryStats, mem *exec.Memo
 		Workers:                res.workers,
 		Alloc:                  e.alloc,
 		Memory:                 mem,
+		Spill:                  spillConfig(cfg),
 		Stats:                  stats,
 		Adaptive:               adaptiveConfig(cfg),
 		DynamicFilterMaxValues: cfg.DynamicFilterMaxValues,
@@ -190,6 +202,14 @@ func (e *Engine) runConfig(res resources, stats *exec.QueryStats, mem *exec.Memo
 		Blocklist:              res.blocklist,
 		Faults:                 e.faults,
 	}
+}
+
+// spillConfig is the runtime's part of Config: nil when spilling is off.
+func spillConfig(cfg Config) *spill.Config {
+	if !cfg.Spill {
+		return nil
+	}
+	return &spill.Config{Dirs: spill.ParseDirs(cfg.TmpDirs), Compression: cfg.SpillCompression}
 }
 
 // adaptiveConfig is the scheduler's part of Config.

@@ -136,17 +136,17 @@ func TestTopNKeepsItsReservation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	buf := newSortBuffer(tc, schema, []SortKey{{Expr: expr.NewColumn(0, arrow.PrimitiveTypes.Int64, "v")}}, "top-n")
-	if err := buf.drain(context.Background(), in, 100); err != nil {
+	buf := newSortBuffer(tc, schema, []SortKey{{Expr: expr.NewColumn(0, arrow.PrimitiveTypes.Int64, "v")}}, "top-n", 100)
+	if err := buf.drain(context.Background(), in); err != nil {
 		t.Fatal(err)
 	}
 	in.Close()
 	var held int64
 	for _, b := range buf.batches {
-		held += recordBytes(b)
+		held += sortCost(b)
 	}
-	if buf.reserved != held || budget.Used() != held || held == 0 {
-		t.Fatalf("reserved %d, budget used %d, buffer holds %d", buf.reserved, budget.Used(), held)
+	if buf.res.Size() != held || budget.Used() != held || held == 0 {
+		t.Fatalf("reserved %d, budget used %d, buffer holds %d", buf.res.Size(), budget.Used(), held)
 	}
 	buf.release()
 	if budget.Used() != 0 {
@@ -157,8 +157,8 @@ func TestTopNKeepsItsReservation(t *testing.T) {
 	small := NewMemoryBudget(4 << 10)
 	tc = &TaskContext{Alloc: mem, Memory: small, Parallelism: 1}
 	in, _ = src.Open(tc, nil)
-	buf = newSortBuffer(tc, schema, []SortKey{{Expr: expr.NewColumn(0, arrow.PrimitiveTypes.Int64, "v")}}, "top-n")
-	err = buf.drain(context.Background(), in, 100)
+	buf = newSortBuffer(tc, schema, []SortKey{{Expr: expr.NewColumn(0, arrow.PrimitiveTypes.Int64, "v")}}, "top-n", 100)
+	err = buf.drain(context.Background(), in)
 	in.Close()
 	buf.release()
 	if !errors.Is(err, ErrResourcesExhausted) || small.Used() != 0 {

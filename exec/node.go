@@ -2,14 +2,13 @@ package exec
 
 import (
 	"context"
-	"fmt"
-	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/pruning"
+	"github.com/fsql-dev/fsql/spill"
 )
 
 // The kinds of package errs under their former names, so code written
@@ -76,6 +75,14 @@ type TaskContext struct {
 	// Memory is the query's budget for join, aggregate, sort and shuffle
 	// buffers. It is shared by all tasks of the query.
 	Memory *MemoryBudget
+	// Pool is this task's quota of Memory, from which its operators take
+	// their Reservations (see MemoryBudget). The runtime makes one per
+	// attempt; nil gives each operator a quota of the whole budget.
+	Pool *TaskMemory
+	// Spill is the run's spill manager: operators that outgrow their
+	// share of the budget write to its files. Nil turns spilling off, and
+	// an operator past the budget fails the query.
+	Spill *spill.Manager
 	// Stage and Task identify the task; Parallelism is its stage's number
 	// of tasks. A scan uses them to pick its share of the splits. Attempt
 	// numbers the runs of one task (0 first): a task may run as several
@@ -96,74 +103,6 @@ type TaskContext struct {
 	// consumed, as it consumes them (see ReportInput); the slow-task
 	// detector weighs them against the task's planned input bytes.
 	InputRead func(bytes int64)
+
+	ownPool *TaskMemory // Pool's stand-in when the runtime gave none
 }
-
-// MemoryBudget is a per-query limit on the memory operators hold in buffers
-// (hash tables, sort runs, shuffle partitions). Operators Reserve before
-// they hold bytes and Release when they let them go. Spilling comes later;
-// for now exceeding the limit fails the query.
-type MemoryBudget struct {
-	limit int64 // <= 0 means unlimited
-	used  atomic.Int64
-	peak  atomic.Int64
-}
-
-// NewMemoryBudget returns a budget of limit bytes; limit <= 0 is unlimited.
-func NewMemoryBudget(limit int64) *MemoryBudget { return &MemoryBudget{limit: limit} }
-
-// Reserve takes n bytes from the budget for the operator named by who, or
-// fails with ErrResourcesExhausted, taking nothing, when that would pass
-// the limit. The check and the take are one compare-and-swap, so a
-// reserver never fails because of another's attempt that failed.
-func (m *MemoryBudget) Reserve(who string, n int64) error {
-	if m == nil || n <= 0 {
-		return nil
-	}
-	for {
-		u := m.used.Load()
-		if m.limit > 0 && u+n > m.limit {
-			return fmt.Errorf("%w: %s needs %d more bytes but the query already holds %d of its %d-byte memory budget; raise it with --set execution.memory.query-budget=<bytes>",
-				ErrResourcesExhausted, who, n, u, m.limit)
-		}
-		if m.used.CompareAndSwap(u, u+n) {
-			m.notePeak(u + n)
-			return nil
-		}
-	}
-}
-
-func (m *MemoryBudget) notePeak(u int64) {
-	for {
-		p := m.peak.Load()
-		if u <= p || m.peak.CompareAndSwap(p, u) {
-			return
-		}
-	}
-}
-
-// Release gives n bytes back to the budget.
-func (m *MemoryBudget) Release(n int64) {
-	if m == nil || n <= 0 {
-		return
-	}
-	m.used.Add(-n)
-}
-
-// Used is the number of bytes currently reserved.
-func (m *MemoryBudget) Used() int64 {
-	if m == nil {
-		return 0
-	}
-	return m.used.Load()
-}
-
-// Peak is the highest number of bytes ever reserved at once.
-func (m *MemoryBudget) Peak() int64 {
-	if m == nil {
-		return 0
-	}
-	return m.peak.Load()
-}
-
-// Limit is the budget's size in bytes; <= 0 is unlimited.
-func (m *MemoryBudget) Limit() int64 { return m.limit }

@@ -20,6 +20,29 @@ type OperatorStats struct {
 
 	// Scan holds a scan's counters; Scan.Active says the node is one.
 	Scan ScanStats
+	// Spill is what the operator wrote to disk past its memory share.
+	Spill SpillStats
+}
+
+// SpillStats are what an operator spilled, summed over its tasks.
+type SpillStats struct {
+	// Bytes written to spill files (on disk, compressed), the rows and
+	// the files.
+	Bytes, Rows, Files atomic.Int64
+	// Passes is the most passes one task made over spilled data: 1 when
+	// each spilled row was written and read back once, more when spilled
+	// partitions were partitioned again or sort runs merged in rounds.
+	Passes atomic.Int64
+}
+
+// NotePasses raises Passes to n.
+func (s *SpillStats) NotePasses(n int64) {
+	for {
+		p := s.Passes.Load()
+		if n <= p || s.Passes.CompareAndSwap(p, n) {
+			return
+		}
+	}
 }
 
 // ScanStats are what a scan read and skipped, summed over its tasks.

@@ -11,7 +11,9 @@ import (
 // TopN is ORDER BY ... LIMIT N OFFSET Offset in one operator: it keeps
 // only the best N+Offset rows seen so far (re-sorting and cutting its
 // buffer whenever it doubles), so memory stays proportional to N, not to
-// the input.
+// the input. When even N+Offset rows outgrow its share of the budget it
+// spills sorted runs of at most N+Offset rows and merges them, stopping
+// after N+Offset rows.
 type TopN struct {
 	Child     Node
 	Keys      []SortKey
@@ -38,7 +40,7 @@ func (t *TopN) Open(tc *TaskContext, inputs []Stream) (Stream, error) {
 	if t.N < 0 || t.Offset < 0 || keep > 1<<30 {
 		return nil, fmt.Errorf("%w: TopN limit %d offset %d out of range", ErrPlan, t.N, t.Offset)
 	}
-	return &topNStream{t: t, keep: int(keep), buf: newSortBuffer(tc, t.Child.Schema(), t.Keys, "top-n"), in: inputs[0]}, nil
+	return &topNStream{t: t, keep: int(keep), buf: newSortBuffer(tc, t.Child.Schema(), t.Keys, "top-n", int(keep)), in: inputs[0]}, nil
 }
 
 type topNStream struct {
@@ -47,7 +49,6 @@ type topNStream struct {
 	buf    *sortBuffer
 	in     Stream
 	sorted bool
-	pos    int
 }
 
 func (s *topNStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
@@ -59,18 +60,17 @@ func (s *topNStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		return nil, io.EOF
 	}
 	if !s.sorted {
-		if err := s.buf.drain(ctx, s.in, s.keep); err != nil {
+		if err := s.buf.drain(ctx, s.in); err != nil {
 			return nil, err
 		}
 		s.in.Close()
 		s.in = nil
-		if err := s.buf.sort(s.keep); err != nil {
+		if err := s.buf.finish(ctx, int(s.t.Offset)); err != nil {
 			return nil, err
 		}
 		s.sorted = true
-		s.pos = int(s.t.Offset)
 	}
-	return s.buf.emit(&s.pos, s.buf.n)
+	return s.buf.next(ctx)
 }
 
 func (s *topNStream) Close() {

@@ -193,17 +193,57 @@ func (w *Window) Open(tc *TaskContext, inputs []Stream) (Stream, error) {
 			return nil, fmt.Errorf("%w: RANGE frame with an offset needs one ORDER BY key and a bound expression", ErrPlan)
 		}
 	}
-	return &windowStream{w: w, in: inputs[0], buf: newSortBuffer(tc, w.Child.Schema(), nil, "window"), schema: w.Schema()}, nil
+	// Sort by partition keys, then order keys.
+	keys := make([]SortKey, 0, len(w.PartitionBy)+len(w.OrderBy))
+	for _, p := range w.PartitionBy {
+		keys = append(keys, SortKey{Expr: p, NullsFirst: true})
+	}
+	keys = append(keys, w.OrderBy...)
+	buf := newSortBuffer(tc, w.Child.Schema(), keys, "window", -1)
+	buf.spillRest = true
+	return &windowStream{w: w, in: inputs[0], keys: keys, buf: buf, schema: w.Schema()}, nil
 }
 
+// windowStream sorts its input by partition and order keys (an external
+// sort past its share of the budget) and computes the functions over
+// whole partitions: over all rows at once when the sort stayed in
+// memory, else chunk by chunk of the merged runs, each chunk ending at a
+// partition boundary. A single partition must fit in the share.
 type windowStream struct {
 	w      *Window
 	in     Stream
+	keys   []SortKey
 	buf    *sortBuffer
 	schema *arrow.Schema
 	done   bool
 	out    []arrow.Array
 	n, pos int
+
+	// Chunked mode (the sort spilled): sorted rows read so far and not
+	// computed, the start of the last partition among them, and the last
+	// row's partition keys to compare the next batch with.
+	acc     []arrow.RecordBatch
+	accRows int
+	lastCut int           // rows of acc before the last partition's first row
+	prevKey []arrow.Array // partition keys of the last batch read
+	prevRow int           // its last row
+	eof     bool
+	res     *Reservation
+}
+
+// windowChunkRows is how many sorted rows chunked mode gathers at most
+// before it computes the complete partitions among them; it stops
+// earlier once the chunk holds a quarter of the window's share, leaving
+// the rest for the sorted copy, the frames and the output.
+const windowChunkRows = 8 * BatchSize
+
+// chunkFull reports whether the chunk holds enough rows to compute.
+func (s *windowStream) chunkFull() bool {
+	if s.accRows >= windowChunkRows {
+		return true
+	}
+	share := s.res.Share()
+	return share >= 0 && s.res.Size() >= share/4
 }
 
 func (s *windowStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
@@ -211,24 +251,205 @@ func (s *windowStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		return nil, err
 	}
 	if !s.done {
-		if err := s.buf.drain(ctx, s.in, 0); err != nil {
+		if err := s.buf.drain(ctx, s.in); err != nil {
 			return nil, err
 		}
 		s.in.Close()
 		s.in = nil
-		if err := s.compute(); err != nil {
+		if err := s.buf.finish(ctx, 0); err != nil {
 			return nil, err
+		}
+		if !s.buf.spilled() {
+			if err := s.computeAll(s.buf.cols, s.buf.n); err != nil {
+				return nil, err
+			}
+		} else {
+			s.res = s.buf.tc.reservation("window", true)
 		}
 		s.done = true
 	}
-	if s.pos >= s.n {
-		return nil, io.EOF
+	for {
+		if s.pos < s.n {
+			end := min(s.pos+BatchSize, s.n)
+			cols := sliceArrays(s.out, s.pos, end)
+			n := end - s.pos
+			s.pos = end
+			return newBatch(s.schema, cols, n), nil
+		}
+		if s.res == nil || (s.eof && s.accRows == 0) {
+			return nil, io.EOF
+		}
+		if err := s.nextChunk(ctx); err != nil {
+			return nil, err
+		}
 	}
-	end := min(s.pos+BatchSize, s.n)
-	cols := sliceArrays(s.out, s.pos, end)
-	n := end - s.pos
-	s.pos = end
-	return newBatch(s.schema, cols, n), nil
+}
+
+// nextChunk reads merged rows until it holds complete partitions worth
+// computing (or the input ended) and computes them.
+func (s *windowStream) nextChunk(ctx context.Context) error {
+	releaseArrays(s.out)
+	s.out, s.n, s.pos = nil, 0, 0
+	for !s.eof && (s.lastCut == 0 || !s.chunkFull()) {
+		b, err := s.buf.next(ctx)
+		if err == io.EOF {
+			s.eof = true
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if err := s.res.Grow(sortCost(b)); err != nil {
+			if !s.buf.tc.canSpill(err) || s.lastCut == 0 {
+				b.Release()
+				if s.buf.tc.canSpill(err) {
+					return s.partitionTooBig()
+				}
+				return err
+			}
+			// Compute what is complete first; the batch waits in flight.
+			if err := s.computeCut(); err != nil {
+				b.Release()
+				return err
+			}
+			if err := s.res.Grow(sortCost(b)); err != nil {
+				b.Release()
+				return s.partitionTooBig()
+			}
+		}
+		if err := s.append(b); err != nil {
+			return err
+		}
+	}
+	if s.eof {
+		s.lastCut = s.accRows // every partition is complete
+	}
+	if s.lastCut == 0 {
+		return nil
+	}
+	return s.computeCut()
+}
+
+// partitionTooBig is the error of a partition that does not fit in the
+// window's share even after everything before it was computed.
+func (s *windowStream) partitionTooBig() error {
+	return errs.New(errs.Resources, "window: a partition of more than %d rows does not fit in the window's share of the memory budget (%d bytes); raise it with --set execution.memory.query-budget=<bytes>", s.accRows, s.res.Share())
+}
+
+// append adds a sorted batch to the chunk, moving lastCut to the start of
+// its last partition.
+func (s *windowStream) append(b arrow.RecordBatch) error {
+	np := len(s.w.PartitionBy)
+	pk, err := evalExprs(s.buf.ec, s.w.PartitionBy, b)
+	if err != nil {
+		b.Release()
+		return err
+	}
+	n := int(b.NumRows())
+	cut := -1 // last row of b that starts a partition
+	if np > 0 {
+		within, err := keyCmps(pk, s.keys[:np])
+		if err != nil {
+			releaseArrays(pk)
+			b.Release()
+			return err
+		}
+		for i := n - 1; i > 0; i-- {
+			if within(i-1, i) != 0 {
+				cut = i
+				break
+			}
+		}
+		if cut < 0 && s.prevKey != nil {
+			same, err := crossEqual(s.prevKey, s.prevRow, pk, 0)
+			if err != nil {
+				releaseArrays(pk)
+				b.Release()
+				return err
+			}
+			if !same {
+				cut = 0
+			}
+		}
+	}
+	if cut >= 0 {
+		s.lastCut = s.accRows + cut
+	}
+	s.acc = append(s.acc, b)
+	s.accRows += n
+	releaseArrays(s.prevKey)
+	s.prevKey, s.prevRow = pk, n-1
+	return nil
+}
+
+// computeCut computes the window over the complete partitions of the
+// chunk (rows [0, lastCut)) and keeps the rest (a copy, so the computed
+// rows' memory is freed).
+func (s *windowStream) computeCut() error {
+	all, err := concatColumns(s.buf.ec.Alloc, s.buf.schema, s.acc)
+	if err != nil {
+		return err
+	}
+	defer releaseArrays(all)
+	cut, rows := s.lastCut, s.accRows
+	releaseBatches(s.acc)
+	s.acc = nil
+	var rest arrow.RecordBatch
+	if cut < rows {
+		idx := make([]int32, rows-cut)
+		for i := range idx {
+			idx[i] = int32(cut + i)
+		}
+		cols, err := takeArrays(s.buf.ec.Alloc, all, idx)
+		if err != nil {
+			return err
+		}
+		rest = newBatch(s.buf.schema, cols, len(idx))
+	}
+	head := sliceArrays(all, 0, cut)
+	err = s.computeAll(head, cut)
+	releaseArrays(head)
+	s.accRows, s.lastCut = 0, 0
+	if err != nil {
+		if rest != nil {
+			rest.Release()
+		}
+		return err
+	}
+	if rest != nil {
+		s.acc = []arrow.RecordBatch{rest}
+		s.accRows = int(rest.NumRows())
+	}
+	var keep int64
+	for _, b := range s.acc {
+		keep += sortCost(b)
+	}
+	return s.res.Resize(keep + arraysBytes(s.out))
+}
+
+// crossEqual reports whether row i of keys a equals row j of keys b
+// (NULL equal to NULL), for partition boundaries across batches.
+func crossEqual(a []arrow.Array, i int, b []arrow.Array, j int) (bool, error) {
+	for k := range a {
+		mk, err := newMergeKey(a[k].DataType(), 2, false, true)
+		if err != nil {
+			return false, err
+		}
+		if err := mk.set(0, a[k]); err != nil {
+			return false, err
+		}
+		if err := mk.set(1, b[k]); err != nil {
+			mk.clear(0)
+			return false, err
+		}
+		c := mk.cmp(0, i, 1, j)
+		mk.clear(0)
+		mk.clear(1)
+		if c != 0 {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // layout is the sorted input's partitions and peer groups: partStart[i]
@@ -245,24 +466,17 @@ type layout struct {
 	orderKey arrow.Array
 }
 
-func (s *windowStream) compute() error {
-	b := s.buf
-	if b.rows == 0 {
+// computeAll computes every function over n rows sorted by partition and
+// order keys, setting s.out to the input columns followed by one column
+// per function.
+func (s *windowStream) computeAll(sortedCols []arrow.Array, n int) error {
+	s.out, s.n, s.pos = nil, 0, 0
+	if n == 0 {
 		return nil
 	}
-	// Sort by partition keys, then order keys.
-	keys := make([]SortKey, 0, len(s.w.PartitionBy)+len(s.w.OrderBy))
-	for _, p := range s.w.PartitionBy {
-		keys = append(keys, SortKey{Expr: p, NullsFirst: true})
-	}
-	keys = append(keys, s.w.OrderBy...)
-	b.keys = keys
-	if err := b.sort(-1); err != nil {
-		return err
-	}
-	n := b.n
-	ec := b.ec
-	sortedBatch := array.NewRecordBatch(b.schema, b.cols, int64(n))
+	keys := s.keys
+	ec := s.buf.ec
+	sortedBatch := array.NewRecordBatch(s.buf.schema, sortedCols, int64(n))
 	defer sortedBatch.Release()
 	exprs := make([]expr.Expr, len(keys))
 	for i, k := range keys {
@@ -311,8 +525,8 @@ func (s *windowStream) compute() error {
 	if len(s.w.OrderBy) == 1 {
 		l.orderKey = keyCols[np]
 	}
-	out := make([]arrow.Array, 0, len(b.cols)+len(s.w.Funcs))
-	for _, c := range b.cols {
+	out := make([]arrow.Array, 0, len(sortedCols)+len(s.w.Funcs))
+	for _, c := range sortedCols {
 		c.Retain()
 		out = append(out, c)
 	}
@@ -840,6 +1054,13 @@ func (s *windowStream) Close() {
 	releaseArrays(s.out)
 	s.out = nil
 	s.n, s.pos = 0, 0
+	releaseBatches(s.acc)
+	s.acc = nil
+	releaseArrays(s.prevKey)
+	s.prevKey = nil
+	if s.res != nil {
+		s.res.Free()
+	}
 	s.buf.release()
 }
 

@@ -40,6 +40,10 @@ func runAttempt(ctx context.Context, spec *AttemptSpec, ev AttemptEvents) (res A
 	tc := spec.Services
 	tc.Stage, tc.Task, tc.Parallelism, tc.Attempt = spec.Stage, spec.Task, spec.Parallelism, spec.Attempt
 	tc.InputRead = ev.ReadBytes
+	// The attempt's quota of the budget; closing it after every stream
+	// closed (defers run last to first) frees what an operator forgot.
+	tc.Pool = tc.Memory.Task()
+	defer tc.Pool.Close()
 	pace := newPacer(spec.Slowdown)
 	o := &opener{spec: spec, ev: ev, tc: &tc, pace: pace}
 	stream, err := o.open(spec.Root)

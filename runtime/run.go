@@ -12,6 +12,7 @@ import (
 
 	"github.com/fsql-dev/fsql/exec"
 	"github.com/fsql-dev/fsql/runtime/policy"
+	"github.com/fsql-dev/fsql/spill"
 )
 
 // RunConfig sets how one query runs.
@@ -33,6 +34,11 @@ type RunConfig struct {
 	Alloc memory.Allocator
 	// Memory is the query's memory budget; nil is unlimited.
 	Memory *exec.MemoryBudget
+	// Spill, when set, lets operators and exchange buffers that outgrow
+	// their share of Memory write to disk: each run creates its own
+	// spill.Manager from it and removes every file when the run ends.
+	// Nil turns spilling off (passing the budget fails the query).
+	Spill *spill.Config
 	// Stats collects per-operator counters; nil collects none.
 	Stats *exec.QueryStats
 	// DynamicFilterMaxValues caps the distinct keys a dynamic filter holds
@@ -75,6 +81,7 @@ type Execution struct {
 	done    chan struct{} // closed once every goroutine of the query ended
 	// progress counts started stages and finished tasks, for Progress.
 	progress *progress
+	spill    *spill.Manager // nil when spilling is off
 
 	mu        sync.Mutex
 	err       error // the query's first error
@@ -130,8 +137,25 @@ func RunGraph(ctx context.Context, g *JobGraph, cfg RunConfig) (*Execution, erro
 		cancel()
 		return nil, err
 	}
+	slots := 0
+	for _, w := range cfg.Workers {
+		slots += max(w.Slots(), 0)
+	}
+	cfg.Memory.SetSlots(slots)
+	var spills *spill.Manager
+	if cfg.Spill != nil {
+		spills = spill.NewManager(*cfg.Spill)
+		s.services.Spill = spills
+	}
+	e.spill = spills
 	go func() {
-		e.setErr(s.run(qctx))
+		err := s.run(qctx)
+		// Every attempt ended and every buffer was released: no file is
+		// in use any more, whatever the outcome.
+		if cerr := spills.Close(); err == nil && cerr != nil {
+			err = cerr // names the folder; of kind errs.Resources
+		}
+		e.setErr(err)
 		// Every sender has ended (run waited for every attempt), so closing
 		// is safe; readers drain what is left.
 		close(e.results)
@@ -220,6 +244,10 @@ func (e *Execution) Err() error {
 	defer e.mu.Unlock()
 	return e.err
 }
+
+// Spill is what the run wrote to disk (zero when spilling is off or
+// nothing spilled).
+func (e *Execution) Spill() spill.Stats { return e.spill.Stats() }
 
 // Graph is the query's execution graph; after the run (io.EOF or Close)
 // it holds each stage's parallelism and decisions, each task's attempts

@@ -1,0 +1,162 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"io"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/fsql-dev/fsql/errs"
+	"github.com/fsql-dev/fsql/spill"
+)
+
+// This file is what the operators share to spill: creating and finishing
+// files with the operator's counters kept, and reading them back as
+// streams and merge sources.
+
+// spillErr reports a failure to spill as resources exhausted: the query
+// could not get the room it needed, in memory or on disk.
+func spillErr(who string, err error) error {
+	if errors.Is(err, ErrResourcesExhausted) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return errs.Wrap(errs.Resources, "%s could not spill: %w", who, err)
+}
+
+// canSpill reports whether err from a Reservation asks the operator to
+// spill (it is past its share or the budget) and the task can.
+func (tc *TaskContext) canSpill(err error) bool {
+	return tc.Spill != nil && errors.Is(err, ErrResourcesExhausted)
+}
+
+// spillFile is one file an operator writes, counted in its stats.
+type spillFile struct {
+	tc  *TaskContext
+	who string
+	w   *spill.Writer
+}
+
+func (tc *TaskContext) createSpill(who, purpose string, schema *arrow.Schema) (*spillFile, error) {
+	w, err := tc.Spill.Create(purpose, schema)
+	if err != nil {
+		return nil, spillErr(who, err)
+	}
+	return &spillFile{tc: tc, who: who, w: w}, nil
+}
+
+func (f *spillFile) write(b arrow.RecordBatch) error {
+	if err := f.w.Write(b); err != nil {
+		return spillErr(f.who, err)
+	}
+	return nil
+}
+
+// writeCols writes n rows of cols in batches of BatchSize rows.
+func (f *spillFile) writeCols(schema *arrow.Schema, cols []arrow.Array, n int) error {
+	for start := 0; start < n; start += BatchSize {
+		end := min(start+BatchSize, n)
+		b := newBatch(schema, sliceArrays(cols, start, end), end-start)
+		err := f.write(b)
+		b.Release()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (f *spillFile) finish() (*spill.File, error) {
+	file, err := f.w.Finish()
+	if err != nil {
+		return nil, spillErr(f.who, err)
+	}
+	if op := f.tc.Op; op != nil {
+		op.Spill.Bytes.Add(file.Bytes())
+		op.Spill.Rows.Add(file.Rows())
+		op.Spill.Files.Add(1)
+	}
+	return file, nil
+}
+
+func (f *spillFile) abort() { f.w.Abort() }
+
+// notePasses records how many passes over spilled data a task made.
+func (tc *TaskContext) notePasses(n int) {
+	if tc.Op != nil {
+		tc.Op.Spill.NotePasses(int64(n))
+	}
+}
+
+// fileStream reads a spill file back as a Stream (and a merge source),
+// removing the file when closed if it owns it.
+type fileStream struct {
+	who    string
+	f      *spill.File
+	r      *spill.Reader
+	remove bool
+}
+
+func (tc *TaskContext) openSpill(who string, f *spill.File, remove bool) (*fileStream, error) {
+	r, err := f.Open(allocOf(tc))
+	if err != nil {
+		if remove {
+			f.Remove()
+		}
+		return nil, spillErr(who, err)
+	}
+	return &fileStream{who: who, f: f, r: r, remove: remove}, nil
+}
+
+func (s *fileStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if s.r == nil {
+		return nil, io.EOF
+	}
+	b, err := s.r.Next()
+	if err == io.EOF {
+		return nil, io.EOF
+	}
+	if err != nil {
+		return nil, spillErr(s.who, err)
+	}
+	return b, nil
+}
+
+func (s *fileStream) Close() {
+	if s.r != nil {
+		s.r.Close()
+		s.r = nil
+	}
+	if s.remove {
+		s.f.Remove()
+	}
+}
+
+func (s *fileStream) next(ctx context.Context) (arrow.RecordBatch, error) { return s.Next(ctx) }
+func (s *fileStream) close()                                              { s.Close() }
+
+// colsSource hands out sorted columns held in memory as a merge source.
+type colsSource struct {
+	schema *arrow.Schema
+	cols   []arrow.Array
+	n, pos int
+}
+
+func (s *colsSource) next(context.Context) (arrow.RecordBatch, error) {
+	if s.pos >= s.n {
+		return nil, io.EOF
+	}
+	end := min(s.pos+BatchSize, s.n)
+	b := newBatch(s.schema, sliceArrays(s.cols, s.pos, end), end-s.pos)
+	s.pos = end
+	return b, nil
+}
+
+func (s *colsSource) close() {
+	releaseArrays(s.cols)
+	s.cols = nil
+	s.pos = s.n
+}
