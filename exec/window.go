@@ -229,6 +229,7 @@ type windowStream struct {
 	prevRow int           // its last row
 	eof     bool
 	res     *Reservation
+	waiting arrow.RecordBatch // read, not yet in the chunk (no room)
 }
 
 // windowChunkRows is how many sorted rows chunked mode gathers at most
@@ -276,7 +277,7 @@ func (s *windowStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			s.pos = end
 			return newBatch(s.schema, cols, n), nil
 		}
-		if s.res == nil || (s.eof && s.accRows == 0) {
+		if s.res == nil || (s.eof && s.accRows == 0 && s.waiting == nil) {
 			return nil, io.EOF
 		}
 		if err := s.nextChunk(ctx); err != nil {
@@ -290,32 +291,42 @@ func (s *windowStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 func (s *windowStream) nextChunk(ctx context.Context) error {
 	releaseArrays(s.out)
 	s.out, s.n, s.pos = nil, 0, 0
+	if err := s.res.Resize(s.accCost()); err != nil { // the output is gone
+		return err
+	}
 	for !s.eof && (s.lastCut == 0 || !s.chunkFull()) {
-		b, err := s.buf.next(ctx)
-		if err == io.EOF {
-			s.eof = true
-			break
-		}
-		if err != nil {
-			return err
+		b := s.waiting
+		s.waiting = nil
+		if b == nil {
+			var err error
+			if b, err = s.buf.next(ctx); err == io.EOF {
+				s.eof = true
+				break
+			} else if err != nil {
+				return err
+			}
 		}
 		if err := s.res.Grow(sortCost(b)); err != nil {
-			if !s.buf.tc.canSpill(err) || s.lastCut == 0 {
-				b.Release()
-				if s.buf.tc.canSpill(err) {
-					return s.partitionTooBig()
-				}
-				return err
-			}
-			// Compute what is complete first; the batch waits in flight.
-			if err := s.computeCut(); err != nil {
+			if !s.buf.tc.canSpill(err) {
 				b.Release()
 				return err
 			}
-			if err := s.res.Grow(sortCost(b)); err != nil {
-				b.Release()
+			if s.lastCut > 0 {
+				// Compute what is complete first; the batch waits in
+				// flight until that output was handed out.
+				s.waiting = b
+				return s.computeCut()
+			}
+			// The chunk is one partition so far: look for its end in
+			// this batch, held in flight past the share; without one the
+			// partition does not fit.
+			if err := s.append(b); err != nil {
+				return err
+			}
+			if s.lastCut == 0 {
 				return s.partitionTooBig()
 			}
+			return s.computeCut()
 		}
 		if err := s.append(b); err != nil {
 			return err
@@ -420,11 +431,16 @@ func (s *windowStream) computeCut() error {
 		s.acc = []arrow.RecordBatch{rest}
 		s.accRows = int(rest.NumRows())
 	}
-	var keep int64
+	return s.res.Resize(s.accCost() + arraysBytes(s.out))
+}
+
+// accCost is what the chunk's rows are charged.
+func (s *windowStream) accCost() int64 {
+	var n int64
 	for _, b := range s.acc {
-		keep += sortCost(b)
+		n += sortCost(b)
 	}
-	return s.res.Resize(keep + arraysBytes(s.out))
+	return n
 }
 
 // crossEqual reports whether row i of keys a equals row j of keys b
@@ -1056,6 +1072,10 @@ func (s *windowStream) Close() {
 	s.n, s.pos = 0, 0
 	releaseBatches(s.acc)
 	s.acc = nil
+	if s.waiting != nil {
+		s.waiting.Release()
+		s.waiting = nil
+	}
 	releaseArrays(s.prevKey)
 	s.prevKey = nil
 	if s.res != nil {

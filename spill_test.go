@@ -1,0 +1,165 @@
+package fsql_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fsql-dev/fsql"
+	"github.com/fsql-dev/fsql/errs"
+	"github.com/fsql-dev/fsql/spill"
+)
+
+// spillEngine opens dir with a small budget and spill files in tmp.
+func spillEngine(t *testing.T, dir, tmp, budget string) *fsql.Engine {
+	t.Helper()
+	return checkedEngine(t, dir, 2, func(c *fsql.Config) {
+		for k, v := range map[string]string{"execution.memory.query-budget": budget, "io.tmp.dirs": tmp} {
+			if err := c.Set(k, v); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}
+
+// spillFolders lists the run folders (and half-made ones) left in tmp.
+func spillFolders(t *testing.T, tmp string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ents {
+		if strings.Contains(e.Name(), "fsql-spill-") {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// Sorts, top-N and windows past a tiny budget spill, give the in-memory
+// answers, show what they spilled in EXPLAIN ANALYZE, and leave no file.
+func TestSpillSortTopNWindow(t *testing.T) {
+	noLeaks(t)
+	dir := robustDir(t)
+	tmp := t.TempDir()
+	mem := checkedEngine(t, dir, 2, nil)
+	for _, c := range []struct{ q, op, budget string }{
+		{"select v, s from big order by s, v desc", "Sort(", "3mb"},
+		{"select k, v from big order by s desc, v limit 30000 offset 100", "TopN(", "3mb"},
+		// The window's input is shuffled by s, and shuffle buffers do not
+		// spill yet: a budget they fit in, still small for the window.
+		{"select k, v, rank() over (partition by s order by v), sum(v) over (partition by s order by v rows between 2 preceding and current row) from big", "Window(", "10mb"},
+	} {
+		small := spillEngine(t, dir, tmp, c.budget)
+		want := rowsText(t, mem, c.q)
+		got := rowsText(t, small, c.q)
+		if c.op == "Window(" { // no ORDER BY: rows come in any order
+			slices.Sort(want)
+			slices.Sort(got)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: %d rows under %s differ from the %d in memory", c.q, len(got), c.budget, len(want))
+		}
+		plan := strings.Join(rowsText(t, small, "explain analyze "+c.q), "\n")
+		spilled := false
+		for _, line := range strings.Split(plan, "\n") {
+			if strings.Contains(line, c.op) && strings.Contains(line, "spilled=") && strings.Contains(line, "spill_passes=") {
+				spilled = true
+			}
+		}
+		if !spilled || !strings.Contains(plan, "; spilled ") {
+			t.Errorf("%s: no spill figures on %s in\n%s", c.q, c.op, plan)
+		}
+		if left := spillFolders(t, tmp); len(left) != 0 {
+			t.Fatalf("%s left %v in io.tmp.dirs", c.q, left)
+		}
+	}
+}
+
+// A spill directory that cannot be used fails the query with a
+// resources error naming the directory and the setting.
+func TestSpillDirectoryUnusable(t *testing.T) {
+	noLeaks(t)
+	dir := robustDir(t)
+	file := filepath.Join(t.TempDir(), "plain-file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Under a regular file nobody can make a directory, root included.
+	bad := filepath.Join(file, "spill")
+	eng := spillEngine(t, dir, bad, "3mb")
+	_, err := drain(context.Background(), eng, "select v, s from big order by s, v desc")
+	if !errors.Is(err, errs.Resources) || !strings.Contains(err.Error(), bad) || !strings.Contains(err.Error(), "io.tmp.dirs") {
+		t.Fatalf("want a resources error naming %s and io.tmp.dirs, got %v", bad, err)
+	}
+}
+
+// Cancelling a query while it spills removes its folder; so does an
+// error. Opening an engine removes the folders a crashed process left.
+func TestSpillFoldersRemoved(t *testing.T) {
+	noLeaks(t)
+	dir := robustDir(t)
+	tmp := t.TempDir()
+	eng := spillEngine(t, dir, tmp, "3mb")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rows, err := eng.Query(ctx, "select v, s from big order by s, v desc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Cancel as soon as the first spill file exists.
+	deadline := time.Now().Add(30 * time.Second)
+	for seen := false; !seen; {
+		if time.Now().After(deadline) {
+			t.Fatal("the sort never spilled")
+		}
+		for _, f := range spillFolders(t, tmp) {
+			ents, _ := os.ReadDir(filepath.Join(tmp, f))
+			seen = seen || len(ents) > 1 // the lock file and a run
+		}
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	for rows.Next() {
+	}
+	if err := rows.Err(); !errors.Is(err, context.Canceled) && !errors.Is(err, errs.Cancelled) {
+		t.Fatalf("want cancellation, got %v", err)
+	}
+	rows.Close()
+	if left := spillFolders(t, tmp); len(left) != 0 {
+		t.Fatalf("cancelled query left %v", left)
+	}
+
+	// An error after the sort spilled: one window partition (no
+	// PARTITION BY) of every row does not fit (yet) in the share.
+	if _, err := drain(context.Background(), eng, "select v, lag(s) over (order by v, s) from big"); !errors.Is(err, errs.Resources) {
+		t.Fatalf("one partition of every row under 3 MiB: want a resources error, got %v", err)
+	}
+	if left := spillFolders(t, tmp); len(left) != 0 {
+		t.Fatalf("failed query left %v", left)
+	}
+
+	// A crashed process's folder: a lock file nobody holds.
+	dead := filepath.Join(tmp, spill.Prefix+"999999-0123456789ab")
+	if err := os.MkdirAll(dead, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dead, "owner.lock"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dead, "000001-sort-run.arrow"), []byte("junk"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	spillEngine(t, dir, tmp, "3mb")
+	if _, err := os.Stat(dead); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("opening an engine left the crashed folder %s (%v)", dead, err)
+	}
+}
