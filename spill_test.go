@@ -43,9 +43,9 @@ func spillFolders(t *testing.T, tmp string) []string {
 	return out
 }
 
-// Sorts, top-N and windows past a tiny budget spill, give the in-memory
+// Sorts and top-N past a tiny budget spill, give the in-memory
 // answers, show what they spilled in EXPLAIN ANALYZE, and leave no file.
-func TestSpillSortTopNWindow(t *testing.T) {
+func TestSpillSortTopN(t *testing.T) {
 	noLeaks(t)
 	dir := robustDir(t)
 	tmp := t.TempDir()
@@ -53,17 +53,14 @@ func TestSpillSortTopNWindow(t *testing.T) {
 	for _, c := range []struct{ q, op, budget string }{
 		{"select v, s from big order by s, v desc", "Sort(", "3mb"},
 		{"select k, v from big order by s desc, v limit 30000 offset 100", "TopN(", "3mb"},
-		// The window's input is shuffled by s, and shuffle buffers do not
-		// spill yet: a budget they fit in, still small for the window.
-		{"select k, v, rank() over (partition by s order by v), sum(v) over (partition by s order by v rows between 2 preceding and current row) from big", "Window(", "10mb"},
+		// No window here: its input is shuffled by s, and the shuffle's
+		// buffers do not spill yet, so under a budget small enough for the
+		// window to spill they run out first. exec's TestWindowSpills
+		// covers windows over spilled sorts.
 	} {
 		small := spillEngine(t, dir, tmp, c.budget)
 		want := rowsText(t, mem, c.q)
 		got := rowsText(t, small, c.q)
-		if c.op == "Window(" { // no ORDER BY: rows come in any order
-			slices.Sort(want)
-			slices.Sort(got)
-		}
 		if !slices.Equal(got, want) {
 			t.Errorf("%s: %d rows under %s differ from the %d in memory", c.q, len(got), c.budget, len(want))
 		}
