@@ -187,6 +187,14 @@ func (s *OperatorStats) add(o *OperatorStats) {
 	s.Bytes.Add(o.Bytes.Load())
 	s.Nanos.Add(o.Nanos.Load())
 	s.Scan.add(&o.Scan)
+	s.Spill.add(&o.Spill)
+}
+
+func (s *SpillStats) add(o *SpillStats) {
+	s.Bytes.Add(o.Bytes.Load())
+	s.Rows.Add(o.Rows.Load())
+	s.Files.Add(o.Files.Load())
+	s.NotePasses(o.Passes.Load())
 }
 
 func (s *ScanStats) add(o *ScanStats) {
