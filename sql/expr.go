@@ -161,6 +161,13 @@ func (b *Binder) bindExpr(n ast.ExprNode, c *exprCtx) (expr.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
+		if arg.DataType().ID() != arrow.BOOL && arg.DataType().ID() != arrow.NULL {
+			// MySQL reads a number as a truth value: 5 IS TRUE, 0 IS
+			// FALSE. Comparing 5 with TRUE (1) would say otherwise.
+			if arg, err = b.call("<>", arg, expr.NewLiteral(int64(0), arrow.PrimitiveTypes.Int64)); err != nil {
+				return nil, err
+			}
+		}
 		v := expr.NewLiteral(x.True != 0, arrow.FixedWidthTypes.Boolean)
 		e, err := b.call("<=>", arg, v)
 		if err != nil || !x.Not {
