@@ -1,7 +1,6 @@
 package fsql_test
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -40,17 +39,7 @@ func runSet(b *testing.B, eng *fsql.Engine, queries []string) (time.Duration, fs
 	var total fsql.AttemptStats
 	start := time.Now()
 	for _, q := range queries {
-		rows, err := eng.Query(context.Background(), q)
-		if err != nil {
-			b.Fatal(err)
-		}
-		for rows.Next() {
-		}
-		if err := rows.Err(); err != nil {
-			b.Fatal(err)
-		}
-		rows.Close()
-		st := rows.Attempts()
+		st := drainQuery(b, eng, q).Attempts()
 		total.Tasks += st.Tasks
 		total.Attempts += st.Attempts
 		total.Speculative += st.Speculative

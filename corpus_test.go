@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/fsql-dev/fsql"
 	"github.com/fsql-dev/fsql/exec"
 	"github.com/fsql-dev/fsql/internal/slt"
@@ -150,25 +149,11 @@ func firstLine(s string) string {
 func corpusQuery(eng *fsql.Engine, r *sltcorpus.Record) ([]string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	rows, err := eng.Query(ctx, r.SQL)
+	_, batches, err := collect(ctx, eng, r.SQL)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var batches []arrow.RecordBatch
-	defer func() {
-		for _, b := range batches {
-			b.Release()
-		}
-	}()
-	for rows.Next() {
-		b := rows.RecordBatch()
-		b.Retain()
-		batches = append(batches, b)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
+	defer releaseAll(batches)
 	res, err := sltcorpus.Rows(r.Types, batches)
 	if err != nil {
 		return nil, err

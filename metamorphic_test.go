@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
-
 	"github.com/fsql-dev/fsql"
 	"github.com/fsql-dev/fsql/exec"
 	"github.com/fsql-dev/fsql/internal/answers"
@@ -81,25 +79,11 @@ func runAnswer(eng *fsql.Engine, text string, ordered bool, keys []int) (*answer
 func runAnswerWithin(eng *fsql.Engine, text string, ordered bool, keys []int, limit time.Duration) (*answers.Answer, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
-	rows, err := eng.Query(ctx, text)
+	rows, batches, err := collect(ctx, eng, text)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var batches []arrow.RecordBatch
-	defer func() {
-		for _, b := range batches {
-			b.Release()
-		}
-	}()
-	for rows.Next() {
-		b := rows.RecordBatch()
-		b.Retain()
-		batches = append(batches, b)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
+	defer releaseAll(batches)
 	a, err := answers.FromArrow(rows.Schema(), batches)
 	if err != nil {
 		return nil, err

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/fsql-dev/fsql"
@@ -60,25 +59,11 @@ func specAnswer(t *testing.T, eng *fsql.Engine, q string) (*answers.Answer, fsql
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, err := eng.Query(context.Background(), strings.TrimSpace(string(text)))
+	rows, batches, err := collect(context.Background(), eng, strings.TrimSpace(string(text)))
 	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var batches []arrow.RecordBatch
-	defer func() {
-		for _, b := range batches {
-			b.Release()
-		}
-	}()
-	for rows.Next() {
-		b := rows.RecordBatch()
-		b.Retain()
-		batches = append(batches, b)
-	}
-	if err := rows.Err(); err != nil {
 		t.Fatalf("%s: %v", q, err)
 	}
+	defer releaseAll(batches)
 	got, err := answers.FromArrow(rows.Schema(), batches)
 	if err != nil {
 		t.Fatal(err)

@@ -58,21 +58,8 @@ func tpcdsData(t testing.TB) string {
 
 func runQuery(t *testing.T, eng *fsql.Engine, text string) (*arrow.Schema, []arrow.RecordBatch) {
 	t.Helper()
-	rows, err := eng.Query(context.Background(), text)
+	rows, out, err := collect(context.Background(), eng, text)
 	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var out []arrow.RecordBatch
-	for rows.Next() {
-		b := rows.RecordBatch()
-		b.Retain()
-		out = append(out, b)
-	}
-	if err := rows.Err(); err != nil {
-		for _, b := range out {
-			b.Release()
-		}
 		t.Fatal(err)
 	}
 	return rows.Schema(), out
