@@ -53,10 +53,9 @@ func TestSpillSortTopN(t *testing.T) {
 	for _, c := range []struct{ q, op, budget string }{
 		{"select v, s from big order by s, v desc", "Sort(", "3mb"},
 		{"select k, v from big order by s desc, v limit 30000 offset 100", "TopN(", "3mb"},
-		// No window here: its input is shuffled by s, and the shuffle's
-		// buffers do not spill yet, so under a budget small enough for the
-		// window to spill they run out first. exec's TestWindowSpills
-		// covers windows over spilled sorts.
+		// The window's input is shuffled by s: the exchange's output spills
+		// too, and the window computes over its spilled sort.
+		{"select v, s, lag(v) over (partition by s order by v) from big order by v", "Window(", "3mb"},
 	} {
 		small := spillEngine(t, dir, tmp, c.budget)
 		want := rowsText(t, mem, c.q)

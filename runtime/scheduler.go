@@ -669,6 +669,7 @@ func (s *scheduler) launch(ctx context.Context, r *StageRun) error {
 			subs = s.keyGroup[st.Output]
 		}
 		b := shuffle.NewBuffer(st.Output, kind, subs, p, s.cfg.Memory)
+		b.Spill(s.services.Spill, s.cfg.Alloc, s.cfg.Stats.For(s.g.NodeID(st.Output)))
 		r.readers = len(st.Consumers)
 		s.buffers[st.Output] = b
 		r.OutBuffer = b

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fsql-dev/fsql/exec"
 	"github.com/fsql-dev/fsql/shuffle/keygroup"
+	"github.com/fsql-dev/fsql/spill"
 )
 
 // Buffer is the run-time side of one Exchange: its store, how it routes
@@ -29,13 +30,14 @@ type Buffer struct {
 	Producers int
 
 	kind   Kind // the routing this run: the exchange's, or Forward once switched
-	store  SubpartitionStore
+	store  *memStore
 	budget *exec.MemoryBudget
+	// unevict takes the store off the budget's evictors (spilling on).
+	unevict func()
 
 	mu       sync.Mutex
 	rows     [][]int64 // committed, [producer][sub]
 	bytes    [][]int64
-	held     int64 // bytes reserved in budget for committed output
 	attempts map[attemptKey]*attemptOutput
 	released bool
 	// slices is what each task of a consumer stage reads, by stage ID and
@@ -44,15 +46,14 @@ type Buffer struct {
 }
 
 // attemptOutput is what one attempt wrote so far, counted per
-// subpartition, and the bytes it reserved.
+// subpartition.
 type attemptOutput struct {
 	rows, bytes []int64
-	held        int64
 }
 
 // NewBuffer returns the buffer of ex for producers tasks writing subs
 // subpartitions (the key groups of a hash exchange, else 1), charging what
-// it holds to budget. kind is how rows are routed this run: ex.Kind, or
+// it holds in memory to budget (Spill lets it keep output on disk too). kind is how rows are routed this run: ex.Kind, or
 // Forward when the run-time broadcast switch made a hash exchange a
 // pointwise edge (rows stored unsplit, consumer task i reads producer i).
 func NewBuffer(ex *Exchange, kind Kind, subs, producers int, budget *exec.MemoryBudget) *Buffer {
@@ -61,7 +62,7 @@ func NewBuffer(ex *Exchange, kind Kind, subs, producers int, budget *exec.Memory
 	}
 	b := &Buffer{
 		Exchange: ex, Subpartitions: subs, Producers: producers, kind: kind,
-		store: newMemStore(producers), budget: budget,
+		store: newMemStore(producers, budget), budget: budget,
 		rows: make([][]int64, producers), bytes: make([][]int64, producers),
 		attempts: map[attemptKey]*attemptOutput{},
 	}
@@ -70,6 +71,29 @@ func NewBuffer(ex *Exchange, kind Kind, subs, producers int, budget *exec.Memory
 		b.bytes[p] = make([]int64, subs)
 	}
 	return b
+}
+
+// Spill lets the buffer keep output on disk, in files of m, when the
+// budget is tight (spill.go): it becomes one of the budget's evictors,
+// and a write that finds no room goes to disk. Spilled batches are read
+// back into alloc; stats, when not nil, are the exchange's counters
+// (EXPLAIN ANALYZE prints what it spilled). Call it before the first
+// write.
+func (b *Buffer) Spill(m *spill.Manager, alloc memory.Allocator, stats *exec.OperatorStats) {
+	if m == nil {
+		return
+	}
+	if alloc == nil {
+		alloc = memory.DefaultAllocator
+	}
+	b.store.mu.Lock()
+	b.store.disk = &diskConfig{m: m, alloc: alloc, stats: stats}
+	b.store.mu.Unlock()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.unevict == nil && !b.released {
+		b.unevict = b.budget.AddEvictor(b.store)
+	}
 }
 
 // Kind is how the buffer routes rows this run.
@@ -137,7 +161,6 @@ func (b *Buffer) Commit(producer, attempt int) error {
 	if out := b.attempts[k]; out != nil {
 		copy(b.rows[producer], out.rows)
 		copy(b.bytes[producer], out.bytes)
-		b.held += out.held
 		delete(b.attempts, k)
 	}
 	return nil
@@ -149,28 +172,19 @@ func (b *Buffer) Discard(producer, attempt int) {
 	b.store.Discard(producer, attempt)
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	k := attemptKey{producer, attempt}
-	if out := b.attempts[k]; out != nil {
-		b.budget.Release(out.held)
-		delete(b.attempts, k)
-	}
+	delete(b.attempts, attemptKey{producer, attempt})
 }
 
-// write stores rb, which it owns, in an attempt's staging, charging its
-// bytes to the budget. subs and ends are as in SubpartitionStore.Stage;
-// the bytes are spread over the subpartitions by row count for the
-// per-subpartition counters.
+// write stores rb, which it owns, in an attempt's staging (which charges
+// its bytes to the budget, or spills it). subs and ends are as in
+// SubpartitionStore.Stage; the bytes are spread over the subpartitions by
+// row count for the per-subpartition counters.
 func (b *Buffer) write(st Staging, out *attemptOutput, rb arrow.RecordBatch, subs, ends []int32) error {
 	n := exec.BatchBytes(rb)
-	if err := b.budget.Reserve("shuffle", n); err != nil {
-		rb.Release()
-		return err
-	}
-	if err := st.Write(rb, subs, ends); err != nil {
-		b.budget.Release(n)
-		return err
-	}
 	rows := rb.NumRows()
+	if err := st.Write(rb, subs, ends); err != nil {
+		return err
+	}
 	prev, charged := int32(0), int64(0)
 	for i, sub := range subs {
 		r := int64(ends[i] - prev)
@@ -183,16 +197,13 @@ func (b *Buffer) write(st Staging, out *attemptOutput, rb arrow.RecordBatch, sub
 		out.rows[sub] += r
 		out.bytes[sub] += nb
 	}
-	// The attempt's goroutine is the only writer of out; Commit and
-	// Discard read it after the attempt ended, under b.mu.
-	b.mu.Lock()
-	out.held += n
-	b.mu.Unlock()
+	// The attempt's goroutine is the only writer of out; Commit reads it
+	// after the attempt ended.
 	return nil
 }
 
-// Release drops every batch, committed or staged, and gives their bytes
-// back; safe to call more than once.
+// Release drops every batch, committed or staged, gives their bytes back
+// and removes their files; safe to call more than once.
 func (b *Buffer) Release() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -200,13 +211,12 @@ func (b *Buffer) Release() {
 		return
 	}
 	b.released = true
-	b.store.Release()
-	b.budget.Release(b.held)
-	b.held = 0
-	for k, out := range b.attempts {
-		b.budget.Release(out.held)
-		delete(b.attempts, k)
+	if b.unevict != nil {
+		b.unevict()
+		b.unevict = nil
 	}
+	b.store.Release()
+	clear(b.attempts)
 }
 
 // Rows is the number of rows producer's committed attempt wrote to

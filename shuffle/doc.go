@@ -10,4 +10,8 @@
 // OpenReader: once every producer finished (blocking shuffle), or while
 // they run, each producer task's output as it is committed (hybrid). Operators never see an Exchange:
 // to them a reader is one more input Stream.
+//
+// Output waiting for its consumers is charged to the query's memory
+// budget and, with spilling on, written to spill files when the budget is
+// tight and read back per key-group range (spill.go).
 package shuffle

@@ -45,7 +45,7 @@ func TestExchangeWriterSplitsByKeyGroup(t *testing.T) {
 	// The three small batches of a producer were glued before the split,
 	// and the split batch is stored whole.
 	for p := 0; p < producers; p++ {
-		if n := len(buf.store.(*memStore).batches[p]); n != 1 {
+		if n := len(buf.store.batches[p]); n != 1 {
 			t.Fatalf("producer %d stored %d batches, want its inputs glued into 1", p, n)
 		}
 	}

@@ -2,6 +2,7 @@ package shuffle
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -34,16 +35,19 @@ import (
 // every producer committed before a reader opens, so it never waits.
 // Reading in producer order keeps the row order of both modes the same.
 //
-// Today's store keeps batches in memory. The interface is what a store
-// spilling to Arrow IPC files (one record per batch, the bounds beside
-// it; commit a rename) implements.
+// The store charges the batches it holds in memory to the query's
+// budget. With spilling on (spill.go) it also keeps batches on disk:
+// those the budget's evictions ask for, and those written when the
+// budget has no room left even after every evictor gave back what it
+// could; readers read those back per key-group range.
 type SubpartitionStore interface {
 	// Stage returns the staging attempt of producer writes into. The store
 	// takes ownership of each batch written there, and of its subs and
 	// ends: subs lists, ascending, the subpartitions with rows in the
 	// batch; rows [ends[i-1], ends[i]) belong to subs[i] (from 0 for i =
 	// 0). Each staging is written from one goroutine; different ones
-	// concurrently.
+	// concurrently. A write reserves the batch's bytes from the budget
+	// (and with spilling on writes it to disk when that fails).
 	Stage(producer, attempt int) Staging
 	// Commit makes attempt's staging producer's output. A producer has at
 	// most one committed attempt.
@@ -65,8 +69,8 @@ type SubpartitionStore interface {
 	BatchesWith(sub int) int
 	// BatchCounts is BatchesWith of subpartitions 0..subs-1.
 	BatchCounts(subs int) []int
-	// Release drops every batch, committed or staged. Readers must be
-	// closed first.
+	// Release drops every batch, committed or staged, and removes its
+	// files. Readers must be closed first.
 	Release()
 }
 
@@ -82,10 +86,16 @@ type SubpartitionReader interface {
 	Close()
 }
 
-// storedBatch is one batch sorted by subpartition, with its bounds.
+// storedBatch is one batch sorted by subpartition, with its bounds: in
+// memory (b, its bytes held in the budget) or, once spilled, on disk
+// (recs in file). Readers find a batch by its position in its producer's
+// list, which a spill does not change.
 type storedBatch struct {
-	b          arrow.RecordBatch
+	b          arrow.RecordBatch // nil once spilled
 	subs, ends []int32
+	held       int64 // bytes reserved in the budget for b
+	file       *diskFile
+	recs       []diskRec
 }
 
 // rows is the row range of subpartitions start..end in the batch.
@@ -104,21 +114,27 @@ func (sb *storedBatch) rows(start, end int) (from, to int64) {
 // attemptKey names one attempt of one producer task.
 type attemptKey struct{ producer, attempt int }
 
-// memStore is the in-memory SubpartitionStore.
+// memStore is the SubpartitionStore: batches in memory, and on disk
+// once spilled (spill.go).
 type memStore struct {
+	budget *exec.MemoryBudget
+	disk   *diskConfig // nil: spilling off
+
 	mu        sync.Mutex
-	batches   [][]storedBatch // committed, [producer]
+	batches   [][]*storedBatch // committed, [producer]
 	committed []bool
 	staged    map[attemptKey]*memStaging
+	files     []*diskFile // finished files of committed output and evictions
 	released  bool
 	// published is closed (and replaced) at every commit and at release:
 	// readers waiting for a producer's commit wake on it.
 	published chan struct{}
 }
 
-func newMemStore(producers int) *memStore {
+func newMemStore(producers int, budget *exec.MemoryBudget) *memStore {
 	return &memStore{
-		batches: make([][]storedBatch, producers), committed: make([]bool, producers),
+		budget:  budget,
+		batches: make([][]*storedBatch, producers), committed: make([]bool, producers),
 		staged: map[attemptKey]*memStaging{}, published: make(chan struct{}),
 	}
 }
@@ -129,21 +145,54 @@ func (s *memStore) publish() {
 	s.published = make(chan struct{})
 }
 
-// memStaging is one attempt's batches.
+// memStaging is one attempt's batches, and the file its spilled batches
+// go to (finished at commit: nobody reads a staging before).
 type memStaging struct {
 	s       *memStore
-	batches []storedBatch
-	done    bool // committed or discarded: later writes are refused
+	batches []*storedBatch
+	disk    diskFiles
+	done    bool  // committed or discarded: later writes are refused
+	broken  error // a spill of this staging failed: its batches are incomplete
 }
 
 func (st *memStaging) Write(b arrow.RecordBatch, subs, ends []int32) error {
-	st.s.mu.Lock()
-	defer st.s.mu.Unlock()
-	if st.s.released || st.done {
+	s := st.s
+	n := exec.BatchBytes(b)
+	// Reserve first, without s.mu: the budget may ask this store to
+	// evict.
+	rerr := s.budget.Reserve("shuffle", n)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.released || st.done {
 		b.Release()
+		if rerr == nil {
+			s.budget.Release(n)
+		}
 		return fmt.Errorf("%w: write to a released exchange or a finished attempt", exec.ErrInternal)
 	}
-	st.batches = append(st.batches, storedBatch{b: b, subs: subs, ends: ends})
+	if st.broken != nil {
+		b.Release()
+		if rerr == nil {
+			s.budget.Release(n)
+		}
+		return st.broken
+	}
+	sb := &storedBatch{b: b, subs: subs, ends: ends}
+	if rerr == nil {
+		sb.held = n
+		st.batches = append(st.batches, sb)
+		return nil
+	}
+	if s.disk == nil || !errors.Is(rerr, exec.ErrResourcesExhausted) {
+		b.Release()
+		return rerr
+	}
+	// No room even after the evictions: this batch goes to disk.
+	if err := st.spill(sb); err != nil {
+		b.Release()
+		return err
+	}
+	st.batches = append(st.batches, sb)
 	return nil
 }
 
@@ -173,6 +222,14 @@ func (s *memStore) Commit(producer, attempt int) error {
 	}
 	k := attemptKey{producer, attempt}
 	if st := s.staged[k]; st != nil {
+		if st.broken != nil {
+			return st.broken
+		}
+		if err := s.finish(&st.disk); err != nil {
+			return err
+		}
+		s.files = append(s.files, st.disk.files...)
+		st.disk.files = nil
 		s.batches[producer] = st.batches
 		st.batches, st.done = nil, true
 		delete(s.staged, k)
@@ -187,12 +244,28 @@ func (s *memStore) Discard(producer, attempt int) {
 	defer s.mu.Unlock()
 	k := attemptKey{producer, attempt}
 	if st := s.staged[k]; st != nil {
-		for _, sb := range st.batches {
-			sb.b.Release()
-		}
-		st.batches, st.done = nil, true
+		s.drop(st)
 		delete(s.staged, k)
 	}
+}
+
+// drop releases a staging's batches and files; call with s.mu held.
+func (s *memStore) drop(st *memStaging) {
+	for _, sb := range st.batches {
+		s.releaseBatch(sb)
+	}
+	st.disk.remove()
+	st.batches, st.done = nil, true
+}
+
+// releaseBatch drops sb's memory and gives its bytes back.
+func (s *memStore) releaseBatch(sb *storedBatch) {
+	if sb.b != nil {
+		sb.b.Release()
+		sb.b = nil
+	}
+	s.budget.Release(sb.held)
+	sb.held = 0
 }
 
 func (s *memStore) Open(start, end int) SubpartitionReader {
@@ -210,8 +283,8 @@ func (s *memStore) BatchesWith(sub int) int {
 	defer s.mu.Unlock()
 	n := 0
 	for _, bs := range s.batches {
-		for i := range bs {
-			if from, to := bs[i].rows(sub, sub); from < to {
+		for _, sb := range bs {
+			if from, to := sb.rows(sub, sub); from < to {
 				n++
 			}
 		}
@@ -224,13 +297,13 @@ func (s *memStore) BatchCounts(subs int) []int {
 	defer s.mu.Unlock()
 	out := make([]int, subs)
 	for _, bs := range s.batches {
-		for i := range bs {
+		for _, sb := range bs {
 			prev := int32(0)
-			for j, sub := range bs[i].subs {
-				if bs[i].ends[j] > prev && int(sub) < subs {
+			for j, sub := range sb.subs {
+				if sb.ends[j] > prev && int(sub) < subs {
 					out[sub]++
 				}
-				prev = bs[i].ends[j]
+				prev = sb.ends[j]
 			}
 		}
 	}
@@ -246,22 +319,23 @@ func (s *memStore) Release() {
 	s.released = true
 	for _, bs := range s.batches {
 		for _, sb := range bs {
-			sb.b.Release()
+			s.releaseBatch(sb)
 		}
 	}
 	for _, st := range s.staged {
-		for _, sb := range st.batches {
-			sb.b.Release()
-		}
-		st.batches, st.done = nil, true
+		s.drop(st)
 	}
-	s.batches, s.staged = nil, nil
+	for _, f := range s.files {
+		f.remove()
+	}
+	s.batches, s.staged, s.files = nil, nil, nil
 	s.publish()
 }
 
 // memReader walks its slices in order and, within each, producer by
 // producer, batch by batch, handing out the part of each batch that holds
-// the slice's subpartitions.
+// the slice's subpartitions. A spilled batch's part is read back from its
+// file, only the records holding those rows, outside the store's lock.
 type memReader struct {
 	s             *memStore
 	slices        []keygroup.Slice
@@ -269,6 +343,10 @@ type memReader struct {
 	producer, idx int
 	seen          int // batches with rows of the current slice so far
 	closed        bool
+	// todo is the spilled records still to hand out for the current batch;
+	// file the spill file open for reading (the last one read).
+	todo []diskRead
+	file *openFile
 }
 
 // begin positions the reader at the first producer of the current slice.
@@ -281,9 +359,20 @@ func (r *memReader) begin() {
 
 func (r *memReader) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	for {
+		if len(r.todo) > 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			d := r.todo[0]
+			r.todo = r.todo[1:]
+			return r.read(d)
+		}
 		b, wait, err := r.next(ctx)
-		if wait == nil {
+		if b != nil || err != nil {
 			return b, err
+		}
+		if wait == nil {
+			continue // a spilled batch: read its records
 		}
 		select {
 		case <-wait:
@@ -293,8 +382,9 @@ func (r *memReader) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	}
 }
 
-// next returns the next batch, or io.EOF, or (when the producer to read
-// next has not committed yet) the channel its commit will close.
+// next returns the next batch held in memory, or io.EOF, or (when the
+// producer to read next has not committed yet) the channel its commit
+// will close; at a spilled batch it fills r.todo and returns nothing.
 func (r *memReader) next(ctx context.Context) (arrow.RecordBatch, <-chan struct{}, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
@@ -320,7 +410,7 @@ func (r *memReader) next(ctx context.Context) (arrow.RecordBatch, <-chan struct{
 			r.idx = 0
 			continue
 		}
-		sb := &bs[r.idx]
+		sb := bs[r.idx]
 		r.idx++
 		from, to := sb.rows(sl.Start, sl.End)
 		if from == to {
@@ -332,6 +422,10 @@ func (r *memReader) next(ctx context.Context) (arrow.RecordBatch, <-chan struct{
 			if !mine {
 				continue
 			}
+		}
+		if sb.b == nil {
+			r.todo = sb.reads(from, to)
+			return nil, nil, nil
 		}
 		if from == 0 && to == sb.b.NumRows() {
 			sb.b.Retain()
@@ -346,4 +440,7 @@ func (r *memReader) Close() {
 	r.s.mu.Lock()
 	r.closed = true
 	r.s.mu.Unlock()
+	r.todo = nil
+	r.file.close()
+	r.file = nil
 }

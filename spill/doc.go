@@ -48,11 +48,9 @@
 //
 // The shuffle's store (shuffle.Buffer) keeps a producer's output as
 // batches sorted by key group. When the budget is tight it writes them
-// through the same API: one File per eviction, each batch cut into a few
-// records along key-group boundaries, the bounds kept in memory beside
-// the record numbers, so a consumer reads only the records of its
-// key-group range (Reader.At). A hybrid shuffle, whose consumers follow
-// live producers, can keep unread output the same way: write records as
-// they arrive, Finish the file when the producer commits, and hand out
-// records by number.
+// through the same API (shuffle/spill.go): one File per eviction of
+// committed output, one per staged attempt (finished when it commits),
+// each batch cut into a few records along key-group boundaries, the
+// bounds kept in memory beside the record numbers, so a consumer reads
+// only the records of its key-group range (Reader.At).
 package spill
