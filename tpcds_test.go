@@ -118,3 +118,32 @@ func readAnswer(t *testing.T, q string) *answers.Answer {
 	}
 	return want
 }
+
+// multiStageQueries are the TPC-DS statements with the most stages
+// (several shuffled joins and aggregates feeding each other), where
+// hybrid shuffle pipelines hash edges too.
+var multiStageQueries = []string{"q4", "q11", "q23a", "q23b", "q64", "q74", "q78"}
+
+// TestTPCDSHybridMultiStage: the multi-stage statements give the golden
+// answers in both hybrid modes with many slots (hash, gather and
+// broadcast edges pipelined, adaptive parallelism deciding from
+// committed bytes scaled by progress) and with one slot (nothing
+// pipelined, nothing deadlocked). Blocking mode is TestTPCDSAllQueries.
+func TestTPCDSHybridMultiStage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates TPC-DS data")
+	}
+	for _, set := range [][]string{
+		{"execution.batch-shuffle-mode=ALL_EXCHANGES_HYBRID_FULL", "taskmanager.numberOfTaskSlots=8"},
+		{"execution.batch-shuffle-mode=ALL_EXCHANGES_HYBRID_SELECTIVE", "taskmanager.numberOfTaskSlots=4"},
+		{"execution.batch-shuffle-mode=ALL_EXCHANGES_HYBRID_FULL", "taskmanager.numberOfTaskSlots=1"},
+	} {
+		for _, q := range multiStageQueries {
+			t.Run(set[0][len("execution.batch-shuffle-mode="):]+"/"+set[1][len("taskmanager.numberOfTaskSlots="):]+"-slots/"+q, func(t *testing.T) {
+				if err := answers.Compare(readAnswerMaybeEmpty(t, q), queryAnswer(t, tpcdsData(t), q, set...)); err != nil {
+					t.Fatal(err)
+				}
+			})
+		}
+	}
+}

@@ -64,6 +64,10 @@ type StageRun struct {
 	// (hybrid shuffle): it read their tasks' output as each committed. Nil
 	// when it started after all its producers finished.
 	Pipelined []*Stage
+	// PipelinedEstimates say, for each hash edge among them (adaptive
+	// parallelism), how its final bytes were estimated from the part
+	// committed when the stage started.
+	PipelinedEstimates []string
 	// Tasks are the stage's tasks, by index.
 	Tasks      []*TaskRun
 	Start, End time.Time

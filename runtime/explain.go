@@ -285,6 +285,9 @@ func explainAdaptive(sb *strings.Builder, r *StageRun) {
 		if r.Switch != "" {
 			what = "inputs: %d tasks, each its probe task's output and the whole build side"
 		}
+		if len(r.PipelinedEstimates) > 0 {
+			what = "key-group ranges: %d tasks balanced by the bytes committed when it started"
+		}
 		fmt.Fprintf(sb, "  "+what+", bytes per task min=%s median=%s max=%s\n", len(r.TaskBytes), policy.FormatBytes(lo), policy.FormatBytes(med), policy.FormatBytes(hi))
 	}
 	for _, sp := range r.SkewSplits {
@@ -296,18 +299,32 @@ func explainAdaptive(sb *strings.Builder, r *StageRun) {
 }
 
 // pipelinedEdges says which input edges of r ran pipelined (hybrid
-// shuffle) and how its parallelism was decided without their bytes.
+// shuffle) and how its parallelism was decided without their final
+// bytes, edge by edge.
 func pipelinedEdges(r *StageRun) string {
 	var edges []string
+	est := 0
 	for _, p := range r.Pipelined {
 		for i, q := range r.Stage.Producers {
-			if q == p {
-				edges = append(edges, fmt.Sprintf("Stage %d [%s]", p.ID, r.Stage.Inputs[i].Kind))
-				break
+			if q != p {
+				continue
 			}
+			kind := r.Stage.Inputs[i].Kind
+			how := map[shuffle.Kind]string{
+				shuffle.Gather:    "one task",
+				shuffle.Forward:   "the producer's task count",
+				shuffle.Broadcast: "its bytes not counted",
+				shuffle.Hash:      "parallelism.default, count-based key-group ranges (adaptive off)",
+			}[kind]
+			if kind == shuffle.Hash && est < len(r.PipelinedEstimates) {
+				how = r.PipelinedEstimates[est] + ", key-group ranges balanced by the committed bytes"
+				est++
+			}
+			edges = append(edges, fmt.Sprintf("Stage %d [%s: %s]", p.ID, kind, how))
+			break
 		}
 	}
-	return fmt.Sprintf("started while %s ran, reading each task's output as it committed; parallelism decided without their bytes (gather: one task, forward: the producer's tasks, broadcast: not counted)", strings.Join(edges, ", "))
+	return fmt.Sprintf("started while %s ran, reading each task's output as it committed", strings.Join(edges, ", "))
 }
 
 // exchangeRouting describes how an exchange routes rows, with the key

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/fsql-dev/fsql/runtime/policy"
 	"github.com/fsql-dev/fsql/shuffle"
 )
 
@@ -16,14 +17,27 @@ import (
 // publish, so a failed, cancelled or losing attempt is never read). A
 // stage is started pipelined when all of these hold:
 //
-//   - every input whose producer has not finished is a gather, broadcast
-//     or forward edge: those are the edges whose consumer parallelism does
-//     not depend on the producer's bytes (gather: one task; forward: the
-//     producer's task count; broadcast: every task reads it whole, and its
-//     still unknown bytes are left out of the per-task target). Hash edges
-//     stay blocking: their parallelism and byte-balanced key-group ranges
-//     come from the producers' final bytes. A join the run-time broadcast
-//     switch may change waits as in blocking mode, too.
+//   - every input whose producer has not finished is a gather, broadcast,
+//     forward or hash edge. Gather, broadcast and forward edges do not need
+//     the producer's bytes for the consumer's parallelism (gather: one
+//     task; forward: the producer's task count; broadcast: every task
+//     reads it whole, and its still unknown bytes are left out of the
+//     per-task target). A hash edge does when parallelism is adaptive: the
+//     consumer then waits for a first committed task of the producer and
+//     decides from the bytes committed so far scaled by the producer's
+//     progress (its task count over its committed tasks: tasks get
+//     byte-balanced inputs, so the committed ones are a fair sample), and
+//     balances its key-group ranges by the committed bytes per key group
+//     (the sample's distribution) rather than the final ones; no key group
+//     is split for skew (that needs final bytes). A new commit before the
+//     consumer fits in the slots makes the estimate again. The consumer's
+//     tasks all start at once (the slot rule below), so there are no
+//     unstarted ranges left to re-cut once the final bytes are known; the
+//     tasks' planned input bytes, which the slow-task detector measures
+//     progress against, are refreshed then. With adaptive parallelism off
+//     a hash consumer has the run's parallelism and count-based ranges,
+//     needing no bytes at all. A join the run-time broadcast switch may
+//     change waits as in blocking mode.
 //   - every producer has started (so all its attempts exist) and every
 //     DependsOn stage finished (dynamic filters are complete);
 //   - no running producer stages per-attempt effects besides its output
@@ -89,7 +103,8 @@ func ParseShuffleMode(s string) (ShuffleMode, error) {
 }
 
 // pipelinedKind reports whether an edge of kind k may be read while its
-// producer runs: its consumer's parallelism does not need its bytes.
+// producer runs without knowing its bytes: its consumer's parallelism
+// does not need them.
 func pipelinedKind(k shuffle.Kind) bool {
 	return k == shuffle.Gather || k == shuffle.Broadcast || k == shuffle.Forward
 }
@@ -100,12 +115,32 @@ func pipelinedKind(k shuffle.Kind) bool {
 type hybridPlan struct {
 	p       int
 	running []*Stage // producers still running when it was decided
+	// committed is how many tasks of the running hash producers had
+	// committed: a new commit is a larger sample, so the plan is made again.
+	committed int
+	notes     []string // how each running hash edge's bytes were estimated
+}
+
+// hashEstimate is the bytes a running hash producer's output is expected
+// to end with: what its committed tasks wrote, scaled by its task count
+// over the committed ones (tasks of a stage get byte-balanced inputs, so
+// the committed ones are a fair sample). ok is false before the first
+// commit: there is no sample yet.
+func hashEstimate(pr *StageRun) (bytes int64, note string, ok bool) {
+	n, c := len(pr.Tasks), pr.committed
+	if c == 0 || n == 0 {
+		return 0, "", false
+	}
+	seen := pr.OutBuffer.TotalBytes()
+	bytes = seen * int64(n) / int64(c)
+	return bytes, fmt.Sprintf("%s committed by %d of %d tasks, scaled to %s",
+		policy.FormatBytes(seen), c, n, policy.FormatBytes(bytes)), true
 }
 
 // pipelinable reports whether stage run r, not ready in blocking terms,
 // may start now while its producers run (the rules above). It decides
-// r's parallelism once, from what is known without the running
-// producers' bytes, and keeps it for launch.
+// r's parallelism from what is known of the running producers' bytes and
+// keeps it for launch.
 func (s *scheduler) pipelinable(ctx context.Context, r *StageRun) (bool, error) {
 	st := r.Stage
 	if !s.cfg.ShuffleMode.Hybrid() || s.switchByJoin[st] != nil {
@@ -116,17 +151,41 @@ func (s *scheduler) pipelinable(ctx context.Context, r *StageRun) (bool, error) 
 			return false, nil
 		}
 	}
-	var running []*Stage
+	var (
+		running   []*Stage
+		notes     []string
+		committed int
+		est       []int64
+	)
 	bufs := make([]*shuffle.Buffer, len(st.Inputs))
 	for i, p := range st.Producers {
 		pr := s.eg.Run(p)
 		switch {
 		case pr.finished:
 			bufs[i] = s.buffers[st.Inputs[i]]
-		case !pr.started || pr.OutBuffer == nil || !pipelinedKind(pr.OutBuffer.Kind()) || !pipelinedKind(st.Inputs[i].Kind) || len(p.stagers) > 0:
+		case !pr.started || pr.OutBuffer == nil || len(p.stagers) > 0:
 			return false, nil
-		default:
+		case pipelinedKind(pr.OutBuffer.Kind()) && pipelinedKind(st.Inputs[i].Kind):
 			running = append(running, p)
+		case pr.OutBuffer.Kind() == shuffle.Hash && st.Inputs[i].Kind == shuffle.Hash:
+			if s.cfg.Adaptive.Enabled {
+				bytes, note, ok := hashEstimate(pr)
+				if !ok {
+					return false, nil
+				}
+				if est == nil {
+					est = make([]int64, len(st.Inputs))
+				}
+				est[i] = bytes
+				notes = append(notes, note)
+			}
+			// The committed part stands for the whole: its bytes per key
+			// group balance the ranges (balancedPlan) as a sample.
+			bufs[i] = pr.OutBuffer
+			committed += pr.committed
+			running = append(running, p)
+		default:
+			return false, nil
 		}
 	}
 	if len(running) == 0 {
@@ -136,19 +195,54 @@ func (s *scheduler) pipelinable(ctx context.Context, r *StageRun) (bool, error) 
 		s.hybrid = map[*StageRun]*hybridPlan{}
 	}
 	h := s.hybrid[r]
-	if h == nil || !sameStages(h.running, running) {
-		p, err := s.decide(ctx, r, bufs, s.unclaimedSlots())
+	if h == nil || !sameStages(h.running, running) || h.committed != committed {
+		p, err := s.decide(ctx, r, bufs, est, s.unclaimedSlots())
 		if err != nil {
 			return false, err
 		}
-		h = &hybridPlan{p: p, running: running}
+		h = &hybridPlan{p: p, running: running, committed: committed, notes: notes}
 		s.hybrid[r] = h
 	}
 	if len(s.queue)+h.p > s.FreeSlots() {
 		return false, nil
 	}
 	r.Pipelined = running
+	r.PipelinedEstimates = h.notes
 	return true, nil
+}
+
+// readsRunningHash reports whether r started while a hash producer of it
+// still ran (its key-group ranges come from a sample of the bytes).
+func (s *scheduler) readsRunningHash(r *StageRun) bool {
+	for _, p := range r.Pipelined {
+		if pr := s.eg.Run(p); pr.OutBuffer != nil && pr.OutBuffer.Kind() == shuffle.Hash {
+			return true
+		}
+	}
+	return false
+}
+
+// pipelinedInputsDone refreshes the planned input bytes of the tasks of
+// every stage that started pipelined beside producer stage done, once all
+// of its producers have finished: they were planned on the bytes
+// committed at its start, and the slow-task detector measures progress
+// against them from now on.
+func (s *scheduler) pipelinedInputsDone(ctx context.Context, done *Stage) {
+	for _, c := range done.Consumers {
+		cr := s.eg.Run(c)
+		if cr == nil || !cr.started || cr.finished || len(cr.Pipelined) == 0 || !s.ready(c) {
+			continue
+		}
+		planned, err := s.plannedInput(ctx, cr, cr.Parallelism)
+		if err != nil {
+			continue // the estimate stays as planned; nothing depends on it for correctness
+		}
+		for i, t := range cr.Tasks {
+			if i < len(planned) {
+				t.InputBytes = planned[i]
+			}
+		}
+	}
 }
 
 // plannedParallelism is the parallelism pipelinable decided for r, if r

@@ -12,8 +12,10 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/fsql-dev/fsql/exec"
+	"github.com/fsql-dev/fsql/exec/expr"
 	"github.com/fsql-dev/fsql/runtime/policy"
 	"github.com/fsql-dev/fsql/shuffle"
+	"github.com/fsql-dev/fsql/shuffle/keygroup"
 )
 
 var allShuffleModes = []ShuffleMode{AllExchangesBlocking, AllExchangesHybridFull, AllExchangesHybridSelective}
@@ -203,4 +205,124 @@ func TestParseShuffleMode(t *testing.T) {
 	if _, err := ParseShuffleMode("PIPELINED"); err == nil || !strings.Contains(err.Error(), "ALL_EXCHANGES_HYBRID_FULL") {
 		t.Errorf("unknown mode: %v", err)
 	}
+}
+
+// TestHybridHashEdgePipelined: a stage reading a hash exchange starts
+// while its producers run when the slots hold both (never with one
+// slot). With adaptive parallelism off its task count is the run's, with
+// count-based ranges; with it on, it waits for a first committed
+// producer task and decides from the committed bytes scaled by the
+// producers' progress, balancing its ranges by them. Either way every
+// row is read once, by the task owning its key group, also when a
+// producer attempt fails after the consumer began reading and is
+// retried; EXPLAIN ANALYZE says how the parallelism was decided.
+func TestHybridHashEdgePipelined(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	const perTask, tasks, maxP = 3000, 3, 16
+	for _, c := range []struct {
+		name     string
+		slots    int
+		adaptive bool
+		fail     bool
+		want     bool // the hash consumer starts pipelined
+		explain  string
+	}{
+		{"one-slot", 1, false, false, false, ""},
+		{"fixed", 8, false, false, true, "[hash: parallelism.default, count-based key-group ranges (adaptive off)]"},
+		{"fixed-retry", 8, false, true, true, "[hash: parallelism.default"},
+		{"adaptive", 8, true, false, true, "scaled to"},
+		{"adaptive-retry", 8, true, true, true, "committed by"},
+	} {
+		for _, mode := range []ShuffleMode{AllExchangesBlocking, AllExchangesHybridFull} {
+			t.Run(c.name+"/"+mode.String(), func(t *testing.T) {
+				mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+				defer mem.AssertSize(t, 0)
+				budget := exec.NewMemoryBudget(0)
+				// Task 0 ends first (its sample commits early); the others
+				// take longer.
+				src := &genSource{PerTask: perTask, Batch: 100, Keys: 101, Work: 2 * time.Millisecond, Sized: true}
+				if c.fail {
+					src.Fail, src.Retryable, src.FailTask, src.FailAt = true, true, 2, 20
+				}
+				fast := &genSource{PerTask: perTask, Batch: 1000, Keys: 101, Sized: true}
+				leaf := &sizedFirstTaskEnds{firstTaskEnds{ends: fast, rest: src}, tasks * perTask * genRowBytes}
+				hashed := &shuffle.Exchange{Kind: shuffle.Hash, Child: leaf, Keys: []expr.Expr{genKeyCol()}, MaxParallelism: maxP}
+				consumer := &tagTask{Child: hashed}
+				plan := &shuffle.Exchange{Kind: shuffle.Gather, Child: consumer}
+				cfg := RunConfig{Parallelism: tasks, Slots: c.slots, Alloc: mem, Memory: budget, ShuffleMode: mode, Restart: policy.RestartConfig{Attempts: 2}}
+				if c.adaptive {
+					cfg.Adaptive = policy.DefaultAdaptiveConfig()
+					cfg.Adaptive.BroadcastThreshold = 0
+					cfg.Adaptive.MinBytesPerTask = -1 // tasks by bytes only: 3 for the source
+					cfg.Adaptive.BytesPerTask = 64 << 10
+				}
+				out, e, err := runToEnd(t, plan, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer xchgReleaseAll(out)
+				g := e.Graph()
+				var cr *StageRun
+				for _, r := range g.Stages {
+					if r.Stage.Output == plan {
+						cr = r
+					}
+				}
+				p := cr.Parallelism
+				seen := make([]int, tasks*perTask)
+				owner := map[int64]int32{}
+				for _, b := range out {
+					ids, keys, cons := i64col(b, 0), i64col(b, 1), i32col(b, 3)
+					h := make([]uint32, b.NumRows())
+					exec.HashColumns([]arrow.Array{b.Column(1)}, h)
+					for i := range ids {
+						seen[ids[i]]++
+						if o, ok := owner[keys[i]]; ok && o != cons[i] {
+							t.Fatalf("key %d read by tasks %d and %d", keys[i], o, cons[i])
+						}
+						owner[keys[i]] = cons[i]
+						if !c.adaptive {
+							kg := keygroup.ForHash(h[i], maxP)
+							if want := keygroup.OperatorIndex(kg, p, maxP); int(cons[i]) != want {
+								t.Fatalf("id %d (key group %d) read by task %d, owner is task %d", ids[i], kg, cons[i], want)
+							}
+						}
+					}
+				}
+				for id, n := range seen {
+					if n != 1 {
+						t.Fatalf("id %d seen %d times", id, n)
+					}
+				}
+				pipelined := len(cr.Pipelined) > 0
+				if want := c.want && mode.Hybrid(); pipelined != want {
+					t.Fatalf("hash consumer pipelined: %v, want %v\n%s", pipelined, want, g.Explain(nil))
+				}
+				ex := g.Explain(nil)
+				if testing.Verbose() && pipelined && c.adaptive && !c.fail {
+					t.Log(ex)
+				}
+				if pipelined && !strings.Contains(ex, c.explain) {
+					t.Errorf("EXPLAIN ANALYZE does not say how the parallelism was decided (%q):\n%s", c.explain, ex)
+				}
+				if c.fail && len(g.Stages[0].Tasks[2].Attempts) != 2 {
+					t.Errorf("task 2 ran %d attempts, want the failed one and its retry", len(g.Stages[0].Tasks[2].Attempts))
+				}
+				if budget.Used() != 0 {
+					t.Errorf("budget holds %d after the run", budget.Used())
+				}
+			})
+		}
+	}
+}
+
+// sizedFirstTaskEnds is firstTaskEnds reporting its stage's input bytes,
+// as a scan does, so adaptive parallelism sizes its stage.
+type sizedFirstTaskEnds struct {
+	firstTaskEnds
+	bytes int64
+}
+
+func (f *sizedFirstTaskEnds) SourceSize(context.Context, *exec.TaskContext) (int64, int, error) {
+	return f.bytes, 3, nil
 }

@@ -10,15 +10,22 @@ import (
 
 // stageInput adds up what decides stage s's parallelism: its inputs'
 // bytes as producers wrote them, and what its sized sources will read.
-func stageInput(ctx context.Context, s *Stage, bufs []*shuffle.Buffer, tc *exec.TaskContext) (policy.ParallelismInput, error) {
+// est, when not nil, holds for input i still being written the bytes it
+// is expected to end with (hybrid shuffle), used instead of its committed
+// bytes.
+func stageInput(ctx context.Context, s *Stage, bufs []*shuffle.Buffer, est []int64, tc *exec.TaskContext) (policy.ParallelismInput, error) {
 	in := policy.ParallelismInput{Single: needsSingleTask(s)}
-	for _, b := range bufs {
+	for i, b := range bufs {
 		if b == nil {
 			continue
 		}
 		switch b.Kind() {
 		case shuffle.Hash:
-			in.Bytes += b.TotalBytes()
+			if i < len(est) && est[i] > 0 {
+				in.Bytes += est[i]
+			} else {
+				in.Bytes += b.TotalBytes()
+			}
 			in.KeyGroups = b.Subpartitions
 		case shuffle.Broadcast:
 			in.BroadcastBytes += b.TotalBytes()
@@ -48,14 +55,14 @@ func stageInput(ctx context.Context, s *Stage, bufs []*shuffle.Buffer, tc *exec.
 // the bytes its producers wrote or the files it scans, and the slots free
 // now (policy.DecideParallelism); otherwise the run's fixed parallelism.
 // Either way 1 where more tasks would repeat rows.
-func decideParallelism(ctx context.Context, r *StageRun, bufs []*shuffle.Buffer, cfg *RunConfig, services *exec.TaskContext, freeSlots int) (int, error) {
+func decideParallelism(ctx context.Context, r *StageRun, bufs []*shuffle.Buffer, est []int64, cfg *RunConfig, services *exec.TaskContext, freeSlots int) (int, error) {
 	s := r.Stage
 	var in policy.ParallelismInput
 	if cfg.Adaptive.Enabled {
 		tc := *services
 		tc.Stage = s.ID
 		var err error
-		if in, err = stageInput(ctx, s, bufs, &tc); err != nil {
+		if in, err = stageInput(ctx, s, bufs, est, &tc); err != nil {
 			return 0, err
 		}
 		in.FreeSlots = freeSlots

@@ -514,7 +514,7 @@ func (s *scheduler) ended(ctx context.Context, ev attemptEnded) {
 		}
 	}
 	if r.committed == len(r.Tasks) && r.open == 0 && !r.finished && s.failure == nil {
-		s.finishStage(r)
+		s.finishStage(ctx, r)
 	}
 }
 
@@ -622,7 +622,7 @@ func (s *scheduler) launch(ctx context.Context, r *StageRun) error {
 	p, pipelined := s.plannedParallelism(r)
 	if !pipelined {
 		var err error
-		if p, err = s.decide(ctx, r, inBufs, s.unclaimedSlots()); err != nil {
+		if p, err = s.decide(ctx, r, inBufs, nil, s.unclaimedSlots()); err != nil {
 			return err
 		}
 	}
@@ -634,7 +634,10 @@ func (s *scheduler) launch(ctx context.Context, r *StageRun) error {
 		plan = sw.plan(bufs, p)
 		r.Switch = sw.describe(p)
 	} else if s.cfg.Adaptive.Enabled {
-		if sh, ok := shuffledJoin(st); ok {
+		// Skew splits need every key group's final bytes: a stage reading
+		// a hash input still being written balances its ranges by the
+		// bytes committed so far instead.
+		if sh, ok := shuffledJoin(st); ok && !s.readsRunningHash(r) {
 			plan, r.SkewSplits = skewPlan(st, sh, bufs, p, s.cfg.Adaptive)
 		}
 		if plan == nil {
@@ -687,16 +690,17 @@ func (s *scheduler) launch(ctx context.Context, r *StageRun) error {
 		}
 	}
 	if p == 0 {
-		s.finishStage(r)
+		s.finishStage(ctx, r)
 	}
 	return nil
 }
 
 // decide is stage run r's parallelism from its input buffers bufs (nil
-// for an input whose bytes are not known yet) and free slots, recorded on
-// r.Decision.
-func (s *scheduler) decide(ctx context.Context, r *StageRun, bufs []*shuffle.Buffer, free int) (int, error) {
-	p, err := decideParallelism(ctx, r, bufs, s.cfg, &s.services, free)
+// for an input whose bytes are not known yet; est, when not nil, the
+// expected final bytes of inputs still being written) and free slots,
+// recorded on r.Decision.
+func (s *scheduler) decide(ctx context.Context, r *StageRun, bufs []*shuffle.Buffer, est []int64, free int) (int, error) {
+	p, err := decideParallelism(ctx, r, bufs, est, s.cfg, &s.services, free)
 	if err != nil {
 		return 0, err
 	}
@@ -713,10 +717,11 @@ func (s *scheduler) decide(ctx context.Context, r *StageRun, bufs []*shuffle.Buf
 
 // finishStage records the stage's end and releases input buffers no other
 // stage still has to read.
-func (s *scheduler) finishStage(r *StageRun) {
+func (s *scheduler) finishStage(ctx context.Context, r *StageRun) {
 	r.finished = true
 	r.End = time.Now()
 	s.exec.progress.stageDone(r.Stage)
+	s.pipelinedInputsDone(ctx, r.Stage)
 	for _, ex := range r.Stage.Inputs {
 		pr := s.eg.Run(s.producerOf(r.Stage, ex))
 		pr.readers--
