@@ -52,6 +52,7 @@ var (
 	ErNonUniqError                   = Condition{Semantic, 1052, "23000", "ER_NON_UNIQ_ERROR"}
 	ErNonUniqTable                   = Condition{Semantic, 1066, "42000", "ER_NONUNIQ_TABLE"}
 	ErWrongFieldWithGroup            = Condition{Semantic, 1055, "42000", "ER_WRONG_FIELD_WITH_GROUP"}
+	ErMixOfGroupFuncAndFields        = Condition{Semantic, 1140, "42000", "ER_MIX_OF_GROUP_FUNC_AND_FIELDS"}
 	ErInvalidGroupFuncUse            = Condition{Semantic, 1111, "HY000", "ER_INVALID_GROUP_FUNC_USE"}
 	ErWrongNumberOfColumnsInSelect   = Condition{Semantic, 1222, "21000", "ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT"}
 	ErOperandColumns                 = Condition{Semantic, 1241, "21000", "ER_OPERAND_COLUMNS"}
@@ -73,14 +74,21 @@ var (
 	ErWindowRangeBoundNotConstant    = Condition{Semantic, 3590, "HY000", "ER_WINDOW_RANGE_BOUND_NOT_CONSTANT"}
 	ErWindowDuplicateName            = Condition{Semantic, 3591, "HY000", "ER_WINDOW_DUPLICATE_NAME"}
 	ErWindowInvalidWindowFuncUse     = Condition{Semantic, 3593, "HY000", "ER_WINDOW_INVALID_WINDOW_FUNC_USE"}
+	ErWindowRowsIntervalUse          = Condition{Semantic, 3596, "HY000", "ER_WINDOW_ROWS_INTERVAL_USE"}
+	ErFieldInGroupingNotGroupBy      = Condition{Semantic, 3602, "HY000", "ER_FIELD_IN_GROUPING_NOT_GROUP_BY"}
+	ErFieldInOrderNotSelect          = Condition{Semantic, 3065, "HY000", "ER_FIELD_IN_ORDER_NOT_SELECT"}
 	// ErWrongValueForVar: a value a setting does not accept.
 	ErWrongValueForVar = Condition{Semantic, 1231, "42000", "ER_WRONG_VALUE_FOR_VAR"}
 )
 
-// Type.
+// Type: arguments of the wrong number, type or value, the literals of a
+// statement included (DATE '2020-13-01' is MySQL's ER_WRONG_VALUE).
 var (
 	ErWrongArguments             = Condition{Type, 1210, "HY000", "ER_WRONG_ARGUMENTS"}
 	ErWrongParamcountToNativeFct = Condition{Type, 1582, "42000", "ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT"}
+	ErTooBigPrecision            = Condition{Type, 1426, "42000", "ER_TOO_BIG_PRECISION"}
+	ErMBiggerThanD               = Condition{Type, 1427, "42000", "ER_M_BIGGER_THAN_D"}
+	ErWrongValue                 = Condition{Type, 1525, "HY000", "ER_WRONG_VALUE"}
 )
 
 // Unsupported.
@@ -131,13 +139,14 @@ func Conditions() []Condition {
 	return []Condition{
 		ErParseError, ErEmptyQuery,
 		ErBadFieldError, ErNoSuchTable, ErBadTableError, ErBadDBError, ErUnknownSystemVariable, ErSpDoesNotExist, ErWindowNoSuchWindow,
-		ErSyntaxError, ErNonUniqError, ErNonUniqTable, ErWrongFieldWithGroup, ErInvalidGroupFuncUse,
+		ErSyntaxError, ErNonUniqError, ErNonUniqTable, ErWrongFieldWithGroup, ErMixOfGroupFuncAndFields, ErInvalidGroupFuncUse,
 		ErWrongNumberOfColumnsInSelect, ErOperandColumns, ErViewWrongList, ErOptionPreventsStatement,
 		ErWindowCircularityInWindowGraph, ErWindowNoChildPartitioning, ErWindowNoInheritFrame,
 		ErWindowNoRedefineOrderBy, ErWindowFrameStartIllegal, ErWindowFrameEndIllegal, ErWindowFrameIllegal,
 		ErWindowRangeFrameOrderType, ErWindowRangeFrameTemporalType, ErWindowRangeFrameNumericType,
-		ErWindowRangeBoundNotConstant, ErWindowDuplicateName, ErWindowInvalidWindowFuncUse, ErWrongValueForVar,
-		ErWrongArguments, ErWrongParamcountToNativeFct,
+		ErWindowRangeBoundNotConstant, ErWindowDuplicateName, ErWindowInvalidWindowFuncUse, ErWindowRowsIntervalUse,
+		ErFieldInGroupingNotGroupBy, ErFieldInOrderNotSelect, ErWrongValueForVar,
+		ErWrongArguments, ErWrongParamcountToNativeFct, ErTooBigPrecision, ErMBiggerThanD, ErWrongValue,
 		ErNotSupportedYet,
 		erExecution, ErDataOutOfRange, ErTruncatedWrongValue, ErSubqueryNo1Row,
 		ErErrorOnRead, ErFileNotFound, ErNotFormFile,

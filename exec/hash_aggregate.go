@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/exec/expr"
 )
 
@@ -173,7 +174,7 @@ func (a *HashAggregate) Open(tc *TaskContext, inputs []Stream) (Stream, error) {
 			t = in.Field(col).Type
 			col += k
 		} else if f.Arg == nil && normAggFn(f.Fn) != "count_star" {
-			return nil, fmt.Errorf("%w: aggregate %s needs an argument", ErrPlan, f.Fn)
+			return nil, errs.New(errs.Internal, "aggregate %s needs an argument", f.Fn)
 		}
 		st, err := newAggStateOf(f, t)
 		if err != nil {

@@ -6,6 +6,8 @@ import (
 	"io"
 
 	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/fsql-dev/fsql/errs"
 )
 
 // TopN is ORDER BY ... LIMIT N OFFSET Offset in one operator: it keeps
@@ -38,7 +40,7 @@ func (t *TopN) Open(tc *TaskContext, inputs []Stream) (Stream, error) {
 	}
 	keep := t.N + t.Offset
 	if t.N < 0 || t.Offset < 0 || keep > 1<<30 {
-		return nil, fmt.Errorf("%w: TopN limit %d offset %d out of range", ErrPlan, t.N, t.Offset)
+		return nil, errs.New(errs.Internal, "TopN limit %d offset %d out of range", t.N, t.Offset)
 	}
 	return &topNStream{t: t, keep: int(keep), buf: newSortBuffer(tc, t.Child.Schema(), t.Keys, "top-n", int(keep)), in: inputs[0]}, nil
 }

@@ -51,7 +51,7 @@ func (v *Values) Open(tc *TaskContext, inputs []Stream) (Stream, error) {
 	}
 	for r, row := range v.Rows {
 		if len(row) != len(v.Types) {
-			return nil, fmt.Errorf("%w: VALUES row %d has %d columns, want %d", ErrPlan, r+1, len(row), len(v.Types))
+			return nil, errs.New(errs.Internal, "VALUES row %d has %d columns, want %d", r+1, len(row), len(v.Types))
 		}
 	}
 	return &valuesStream{v: v, tc: tc, done: tc != nil && tc.Task != 0}, nil

@@ -183,14 +183,14 @@ func (w *Window) Open(tc *TaskContext, inputs []Stream) (Stream, error) {
 		case "row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile", "count_star":
 		default:
 			if f.Arg == nil {
-				return nil, fmt.Errorf("%w: window function %s needs an argument", ErrPlan, f.Fn)
+				return nil, errs.New(errs.Internal, "window function %s needs an argument", f.Fn)
 			}
 		}
 	}
 	fr := w.Frame.norm()
 	for _, b := range []FrameBound{fr.Start, fr.End} {
 		if (b.Kind == Preceding || b.Kind == Following) && fr.Unit == FrameRange && (b.Value == nil || len(w.OrderBy) != 1) {
-			return nil, fmt.Errorf("%w: RANGE frame with an offset needs one ORDER BY key and a bound expression", ErrPlan)
+			return nil, errs.New(errs.Internal, "RANGE frame with an offset needs one ORDER BY key and a bound expression")
 		}
 	}
 	// Sort by partition keys, then order keys.

@@ -17,6 +17,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/fsql-dev/fsql/connectors/hive"
+	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/exec"
 	"github.com/fsql-dev/fsql/exec/expr"
 	"github.com/fsql-dev/fsql/pruning"
@@ -274,11 +275,11 @@ func TestDynamicPruningErrors(t *testing.T) {
 
 	// Collector and OrderEnforce in one stage.
 	same := &exec.UnionAll{Inputs: []exec.Node{coll, &exec.OrderEnforce{Child: coll, After: []int{coll.ID}}}}
-	if _, err := runtime.BuildJobGraph(same); !errors.Is(err, exec.ErrPlan) {
+	if _, err := runtime.BuildJobGraph(same); !errors.Is(err, errs.Internal) {
 		t.Fatalf("same stage: %v", err)
 	}
 	// A collector that is not in the plan.
-	if _, err := runtime.BuildJobGraph(&exec.OrderEnforce{Child: scan, After: []int{7}}); !errors.Is(err, exec.ErrPlan) {
+	if _, err := runtime.BuildJobGraph(&exec.OrderEnforce{Child: scan, After: []int{7}}); !errors.Is(err, errs.Internal) {
 		t.Fatalf("missing collector: %v", err)
 	}
 	// A dynamic scan that does not wait for its collector is refused at
@@ -290,7 +291,7 @@ func TestDynamicPruningErrors(t *testing.T) {
 		BuildKeys: coll.Keys,
 		ProbeKeys: []expr.Expr{expr.NewColumn(0, arrow.PrimitiveTypes.Int32, "day")},
 	}
-	if _, err := runtime.BuildJobGraph(noWait); !errors.Is(err, exec.ErrPlan) || !strings.Contains(err.Error(), "does not wait") {
+	if _, err := runtime.BuildJobGraph(noWait); !errors.Is(err, errs.Internal) || !strings.Contains(err.Error(), "does not wait") {
 		t.Fatalf("scan without OrderEnforce: %v", err)
 	}
 	// A broadcast build read by the scan's own stage already orders them.

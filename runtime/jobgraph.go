@@ -3,6 +3,7 @@ package runtime
 import (
 	"fmt"
 
+	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/exec"
 	"github.com/fsql-dev/fsql/shuffle"
 )
@@ -197,7 +198,7 @@ func (g *JobGraph) check() error {
 	visit = func(st *Stage) error {
 		switch state[st] {
 		case visiting:
-			return fmt.Errorf("%w: stage %d depends on itself through its inputs and dependencies", exec.ErrPlan, st.ID)
+			return errs.New(errs.Internal, "stage %d depends on itself through its inputs and dependencies", st.ID)
 		case done:
 			return nil
 		}

@@ -3,6 +3,7 @@ package runtime
 import (
 	"fmt"
 
+	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/exec"
 )
 
@@ -39,9 +40,9 @@ func addOrderEdges(g *JobGraph) error {
 			case id < 0:
 				return fmt.Errorf("%w: %s waits for a nil collector", exec.ErrInternal, w.n)
 			case dep == nil:
-				return fmt.Errorf("%w: %s waits for collector %d, which is not in the plan", exec.ErrPlan, w.n, id)
+				return errs.New(errs.Internal, "%s waits for collector %d, which is not in the plan", w.n, id)
 			case dep == w.st:
-				return fmt.Errorf("%w: %s waits for collector %d in its own stage %d; a dynamic filter must be collected in an earlier stage (below an exchange)", exec.ErrPlan, w.n, id, dep.ID)
+				return errs.New(errs.Internal, "%s waits for collector %d in its own stage %d; a dynamic filter must be collected in an earlier stage (below an exchange)", w.n, id, dep.ID)
 			}
 			if !containsStage(w.st.DependsOn, dep) {
 				w.st.DependsOn = append(w.st.DependsOn, dep)
@@ -53,9 +54,9 @@ func addOrderEdges(g *JobGraph) error {
 			dep := byID[id]
 			switch {
 			case dep == nil:
-				return fmt.Errorf("%w: %s reads dynamic filter %d, which no collector in the plan produces", exec.ErrPlan, r.n, id)
+				return errs.New(errs.Internal, "%s reads dynamic filter %d, which no collector in the plan produces", r.n, id)
 			case !runsAfter(r.st, dep):
-				return fmt.Errorf("%w: %s in stage %d reads dynamic filter %d of stage %d but does not wait for it (put an OrderEnforce above it)", exec.ErrPlan, r.n, r.st.ID, id, dep.ID)
+				return errs.New(errs.Internal, "%s in stage %d reads dynamic filter %d of stage %d but does not wait for it (put an OrderEnforce above it)", r.n, r.st.ID, id, dep.ID)
 			}
 		}
 	}

@@ -128,7 +128,7 @@ func newScheduler(g *JobGraph, cfg *RunConfig, e *Execution) (*scheduler, error)
 			return nil, errs.Wrap(errs.Semantic, "%s: %w", st.Output, err)
 		}
 		if len(st.Output.Keys) == 0 {
-			return nil, fmt.Errorf("%w: %s has no keys", exec.ErrPlan, st.Output)
+			return nil, errs.New(errs.Internal, "%s has no keys", st.Output)
 		}
 		s.keyGroup[st.Output] = mp
 	}
@@ -139,7 +139,7 @@ func newScheduler(g *JobGraph, cfg *RunConfig, e *Execution) (*scheduler, error)
 				continue
 			}
 			if kg != 0 && s.keyGroup[in] != kg {
-				return nil, fmt.Errorf("%w: stage %d reads hash exchanges with %d and %d key groups; co-partitioned inputs need the same count", exec.ErrPlan, st.ID, kg, s.keyGroup[in])
+				return nil, errs.New(errs.Internal, "stage %d reads hash exchanges with %d and %d key groups; co-partitioned inputs need the same count", st.ID, kg, s.keyGroup[in])
 			}
 			kg = s.keyGroup[in]
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"go.uber.org/goleak"
 
+	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/exec"
 	"github.com/fsql-dev/fsql/exec/expr"
 	"github.com/fsql-dev/fsql/shuffle"
@@ -74,7 +75,7 @@ func TestSharedExchangeAndDependsOn(t *testing.T) {
 	}
 	// A cycle is refused before anything runs.
 	sFirst.DependsOn = []*Stage{sLeft}
-	if _, err := RunGraph(context.Background(), g, RunConfig{Alloc: mem}); !errors.Is(err, exec.ErrPlan) {
+	if _, err := RunGraph(context.Background(), g, RunConfig{Alloc: mem}); !errors.Is(err, errs.Internal) {
 		t.Fatalf("cycle: %v", err)
 	}
 	sFirst.DependsOn = nil

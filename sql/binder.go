@@ -364,7 +364,7 @@ func (b *Binder) orderLimitOnOutput(q *bound, ob *ast.OrderByClause, lim *ast.Li
 			var e expr.Expr
 			if pos, ok := positionOf(it.Expr); ok {
 				if pos < 1 || pos > len(sc.cols) {
-					return nil, fmt.Errorf("%w: ORDER BY position %d is not in the select list", exec.ErrPlan, pos)
+					return nil, errs.New(errs.ErBadFieldError, "ORDER BY position %d is not in the select list (it has %d columns)", pos, len(sc.cols))
 				}
 				e = sc.column(pos - 1)
 			} else {

@@ -46,7 +46,7 @@ func (b *Binder) bindBool(n ast.ExprNode, c *exprCtx, where string) (expr.Expr, 
 	zero := expr.NewLiteral(int64(0), arrow.PrimitiveTypes.Int64)
 	ne, err := expr.NewCall("<>", e, zero)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s condition %s is not boolean", exec.ErrPlan, where, e)
+		return nil, b.errAt(n, errs.ErNotSupportedYet, "%s condition %s of type %s (fsql reads a number or a boolean as a truth value): %w", where, e, e.DataType(), err)
 	}
 	return ne, nil
 }
@@ -98,14 +98,18 @@ func (b *Binder) bindExpr(n ast.ExprNode, c *exprCtx) (expr.Expr, error) {
 				}
 				return nil, err
 			}
-			return nil, errs.New(errs.ErWrongFieldWithGroup, "column '%s' is neither grouped nor aggregated; add it to GROUP BY or wrap it in an aggregate", columnText(cn.Name))
+			if len(c.agg.groupKeys) == 0 {
+				// MySQL tells an aggregate query without GROUP BY apart.
+				return nil, b.errAt(cn, errs.ErMixOfGroupFuncAndFields, "column '%s' is not aggregated in a query that aggregates without GROUP BY; wrap it in an aggregate (ANY_VALUE for any one value) or add GROUP BY", columnText(cn.Name))
+			}
+			return nil, b.errAt(cn, errs.ErWrongFieldWithGroup, "column '%s' is neither grouped nor aggregated; add it to GROUP BY or wrap it in an aggregate", columnText(cn.Name))
 		}
 	}
 	switch x := n.(type) {
 	case *ast.ParenthesesExpr:
 		return b.bindExpr(x.Expr, c)
 	case *ast.PositionExpr:
-		return nil, fmt.Errorf("%w: position %d is only allowed directly in ORDER BY or GROUP BY", exec.ErrPlan, x.N)
+		return nil, errs.New(errs.ErParseError, "position %d is only allowed directly in ORDER BY or GROUP BY", x.N)
 	case *ast.ColumnNameExpr:
 		return b.bindColumn(x.Name, c, x.OriginTextPosition())
 	case *driver.ParamMarkerExpr:
@@ -434,11 +438,11 @@ func decimalLiteral(s string) (expr.Expr, error) {
 		prec = 1
 	}
 	if prec > 38 {
-		return nil, fmt.Errorf("%w: decimal literal %s has more than 38 digits", exec.ErrPlan, s)
+		return nil, errs.New(errs.ErNotSupportedYet, "decimal literal %s has more than 38 digits (fsql's DECIMAL holds 38; MySQL's 65)", s)
 	}
 	bi, ok := new(big.Int).SetString(intPart+frac, 10)
 	if !ok {
-		return nil, fmt.Errorf("%w: bad decimal literal %s", exec.ErrPlan, s)
+		return nil, errs.New(errs.ErWrongValue, "bad decimal literal %s", s)
 	}
 	if neg {
 		bi.Neg(bi)
@@ -478,8 +482,13 @@ func castType(x *ast.FuncCastExpr) (arrow.DataType, error) {
 		if s < 0 {
 			s = 0
 		}
-		if p > 38 || s > p {
-			return nil, fmt.Errorf("%w: DECIMAL(%d,%d) in CAST (precision at most 38, scale at most the precision)", exec.ErrPlan, p, s)
+		switch {
+		case s > p:
+			return nil, errs.New(errs.ErMBiggerThanD, "DECIMAL(%d,%d) in CAST: the scale must not exceed the precision", p, s)
+		case p > 65:
+			return nil, errs.New(errs.ErTooBigPrecision, "DECIMAL(%d,%d) in CAST: the precision is at most 65", p, s)
+		case p > 38:
+			return nil, errs.New(errs.ErNotSupportedYet, "DECIMAL(%d,%d) in CAST: fsql's DECIMAL holds at most 38 digits (MySQL's 65)", p, s)
 		}
 		return &arrow.Decimal128Type{Precision: int32(p), Scale: int32(s)}, nil
 	case mysql.TypeDouble, mysql.TypeFloat:
@@ -538,7 +547,7 @@ func (b *Binder) constInt(n ast.ExprNode, what string) (int64, error) {
 			return int64(x), nil
 		}
 	}
-	return 0, fmt.Errorf("%w: %s must be an integer constant, got %s", exec.ErrPlan, what, restore(n))
+	return 0, b.errAt(n, errs.ErWrongArguments, "%s must be an integer constant, got %s", what, restore(n))
 }
 
 // restore renders an AST node back to SQL text, for names and messages.

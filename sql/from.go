@@ -159,7 +159,7 @@ func (b *Binder) leftJoin(preserved, other planner.Plan, x *ast.Join, outer *sco
 		}
 		j.Cond = cond
 		if j.Cond == nil {
-			return nil, fmt.Errorf("%w: LEFT JOIN without ON or USING", exec.ErrPlan)
+			return nil, errs.New(errs.ErParseError, "LEFT JOIN without ON or USING")
 		}
 		return j, nil
 	}
@@ -170,7 +170,7 @@ func (b *Binder) leftJoin(preserved, other planner.Plan, x *ast.Join, outer *sco
 		return nil, err
 	}
 	if cond == nil {
-		return nil, fmt.Errorf("%w: RIGHT JOIN without ON or USING", exec.ErrPlan)
+		return nil, errs.New(errs.ErParseError, "RIGHT JOIN without ON or USING")
 	}
 	j.Cond, err = remapColumns(cond, func(i int) int {
 		if i < ow {
@@ -276,7 +276,7 @@ func (b *Binder) bindCTE(cte *ast.CommonTableExpression, depth int, alias string
 func requalify(q *bound, alias string, names []ast.CIStr) (planner.Plan, error) {
 	s := q.plan.Schema()
 	if len(names) > 0 && len(names) != len(s) {
-		return nil, fmt.Errorf("%w: %s names %d columns but its query returns %d", exec.ErrPlan, alias, len(names), len(s))
+		return nil, errs.New(errs.ErViewWrongList, "%s names %d columns but its query returns %d", alias, len(names), len(s))
 	}
 	proj := &planner.Project{Child: q.plan}
 	for i, c := range s {

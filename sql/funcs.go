@@ -196,7 +196,7 @@ func (b *Binder) bindFunc(x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
 	case f.bind != nil:
 		return f.bind(b, name, x, c)
 	case f.kind == windowKind:
-		return nil, fmt.Errorf("%w: window function %s needs an OVER clause", exec.ErrPlan, restore(x))
+		return nil, b.errAt(x, errs.ErParseError, "window function %s needs an OVER clause", restore(x))
 	}
 	return nil, errs.New(errs.ErInvalidGroupFuncUse, "aggregate %s is not allowed here", restore(x))
 }
@@ -241,7 +241,7 @@ func exprError(err error, where string) error {
 func (b *Binder) bindDateArith(name string, x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
 	sub := name == "date_sub" || name == "subdate"
 	if len(x.Args) != 3 {
-		return nil, fmt.Errorf("%w: %s needs a date, an amount and a unit", exec.ErrPlan, x.FnName.O)
+		return nil, b.errAt(x, errs.ErWrongParamcountToNativeFct, "%s needs a date, an amount and a unit, got %d arguments in %s", x.FnName.O, len(x.Args), restore(x))
 	}
 	d, err := b.bindExpr(x.Args[0], c)
 	if err != nil {
@@ -266,11 +266,11 @@ func (b *Binder) bindDateArith(name string, x *ast.FuncCallExpr, c *exprCtx) (ex
 // n unit.
 func (b *Binder) bindTimestampAdd(_ string, x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
 	if len(x.Args) != 3 {
-		return nil, fmt.Errorf("%w: TIMESTAMPADD needs a unit, an amount and a date", exec.ErrPlan)
+		return nil, b.errAt(x, errs.ErWrongParamcountToNativeFct, "TIMESTAMPADD needs a unit, an amount and a date, got %d arguments in %s", len(x.Args), restore(x))
 	}
 	u, ok := x.Args[0].(*ast.TimeUnitExpr)
 	if !ok {
-		return nil, fmt.Errorf("%w: TIMESTAMPADD unit %s", exec.ErrPlan, restore(x.Args[0]))
+		return nil, b.errAt(x, errs.ErWrongArguments, "TIMESTAMPADD unit %s is not a time unit (YEAR, MONTH, DAY, HOUR, ...)", restore(x.Args[0]))
 	}
 	n, err := b.bindExpr(x.Args[1], c)
 	if err != nil {
@@ -290,11 +290,11 @@ func (b *Binder) bindTimestampAdd(_ string, x *ast.FuncCallExpr, c *exprCtx) (ex
 // bindTimestampDiff binds TIMESTAMPDIFF(unit, a, b).
 func (b *Binder) bindTimestampDiff(_ string, x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
 	if len(x.Args) != 3 {
-		return nil, fmt.Errorf("%w: TIMESTAMPDIFF needs a unit and two dates", exec.ErrPlan)
+		return nil, b.errAt(x, errs.ErWrongParamcountToNativeFct, "TIMESTAMPDIFF needs a unit and two dates, got %d arguments in %s", len(x.Args), restore(x))
 	}
 	u, ok := x.Args[0].(*ast.TimeUnitExpr)
 	if !ok {
-		return nil, fmt.Errorf("%w: TIMESTAMPDIFF unit %s", exec.ErrPlan, restore(x.Args[0]))
+		return nil, b.errAt(x, errs.ErWrongArguments, "TIMESTAMPDIFF unit %s is not a time unit (YEAR, MONTH, DAY, HOUR, ...)", restore(x.Args[0]))
 	}
 	args, err := b.bindArgs(x.Args[1:], c)
 	if err != nil {
@@ -322,7 +322,7 @@ var extractUnits = map[ast.TimeUnitType][]string{
 
 func (b *Binder) bindExtract(_ string, x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
 	if len(x.Args) != 2 {
-		return nil, fmt.Errorf("%w: EXTRACT needs a unit and a value", exec.ErrPlan)
+		return nil, b.errAt(x, errs.ErWrongParamcountToNativeFct, "EXTRACT needs a unit and a value, got %d arguments in %s", len(x.Args), restore(x))
 	}
 	u, ok := x.Args[0].(*ast.TimeUnitExpr)
 	if !ok {
@@ -382,7 +382,7 @@ func (b *Binder) bindTypedLiteral(name string, x *ast.FuncCallExpr, c *exprCtx) 
 	f, ferr := expr.ConstantFold(e, b.alloc)
 	if ferr == nil {
 		if _, ok := f.(*expr.Literal); !ok {
-			return nil, fmt.Errorf("%w: %s is not a valid %s literal", exec.ErrPlan, restore(x.Args[0]), what)
+			return nil, b.errAt(x, errs.ErWrongValue, "%s is not a valid %s literal", restore(x.Args[0]), what)
 		}
 		return f, nil
 	}
@@ -407,14 +407,14 @@ func (b *Binder) bindNow(name string, x *ast.FuncCallExpr, c *exprCtx) (expr.Exp
 	switch name {
 	case "curdate", "current_date", "utc_date":
 		if len(x.Args) != 0 {
-			return nil, fmt.Errorf("%w: %s takes no arguments", exec.ErrPlan, x.FnName.O)
+			return nil, b.errAt(x, errs.ErWrongParamcountToNativeFct, "%s takes no arguments, got %d in %s", x.FnName.O, len(x.Args), restore(x))
 		}
 		days := t.Unix() / 86400
 		return expr.NewLiteral(arrow.Date32(days), arrow.FixedWidthTypes.Date32), nil
 	}
 	fsp := int64(0)
 	if len(x.Args) > 1 {
-		return nil, fmt.Errorf("%w: %s takes at most one argument", exec.ErrPlan, x.FnName.O)
+		return nil, b.errAt(x, errs.ErWrongParamcountToNativeFct, "%s takes at most one argument (the precision), got %d in %s", x.FnName.O, len(x.Args), restore(x))
 	}
 	if len(x.Args) == 1 {
 		n, err := b.constInt(x.Args[0], x.FnName.O+"'s precision")
@@ -422,7 +422,7 @@ func (b *Binder) bindNow(name string, x *ast.FuncCallExpr, c *exprCtx) (expr.Exp
 			return nil, err
 		}
 		if n < 0 || n > 6 {
-			return nil, fmt.Errorf("%w: precision %d in %s is out of range (0 to 6)", exec.ErrPlan, n, restore(x))
+			return nil, b.errAt(x, errs.ErTooBigPrecision, "precision %d in %s is out of range (0 to 6)", n, restore(x))
 		}
 		fsp = n
 	}
@@ -452,7 +452,7 @@ func (b *Binder) bindUnixTimestamp(_ string, x *ast.FuncCallExpr, c *exprCtx) (e
 // aggregation bindExpr finds it among the aggregates first.
 func (b *Binder) bindAnyValue(_ string, x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
 	if len(x.Args) != 1 {
-		return nil, fmt.Errorf("%w: ANY_VALUE takes one argument", exec.ErrPlan)
+		return nil, b.errAt(x, errs.ErWrongParamcountToNativeFct, "ANY_VALUE takes one argument, got %d in %s", len(x.Args), restore(x))
 	}
 	if c.agg != nil {
 		return b.bindExpr(&ast.AggregateFuncExpr{F: "any_value", Args: x.Args}, c)
@@ -465,7 +465,7 @@ func (b *Binder) bindAnyValue(_ string, x *ast.FuncCallExpr, c *exprCtx) (expr.E
 // dimension columns hold real NULLs.
 func (b *Binder) bindGrouping(_ string, x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
 	if c.agg == nil || c.agg.gidCol < 0 {
-		return nil, fmt.Errorf("%w: grouping() is only allowed in a query with GROUP BY ... WITH ROLLUP", exec.ErrPlan)
+		return nil, b.errAt(x, errs.ErInvalidGroupFuncUse, "%s is only allowed in a query with GROUP BY ... WITH ROLLUP", restore(x))
 	}
 	if len(x.Args) != 1 {
 		return nil, fmt.Errorf("%w: grouping() with %d arguments", exec.ErrNotImplemented, len(x.Args))
@@ -476,7 +476,7 @@ func (b *Binder) bindGrouping(_ string, x *ast.FuncCallExpr, c *exprCtx) (expr.E
 	}
 	idx, ok := c.agg.groupKeys[exprKey(e)]
 	if !ok {
-		return nil, fmt.Errorf("%w: the argument of grouping(%s) is not a GROUP BY expression", exec.ErrPlan, restore(x.Args[0]))
+		return nil, b.errAt(x, errs.ErFieldInGroupingNotGroupBy, "the argument of grouping(%s) is not a GROUP BY expression", restore(x.Args[0]))
 	}
 	gid := c.sc.column(c.agg.gidCol)
 	return b.call("getbit", gid, expr.NewLiteral(int64(idx), arrow.PrimitiveTypes.Int64))
@@ -495,7 +495,7 @@ func (b *Binder) bindAggCall(n *ast.AggregateFuncExpr, from *exprCtx) (planner.A
 		return b.bindGroupConcat(n, from, call)
 	}
 	if n.Order != nil {
-		return call, fmt.Errorf("%w: ORDER BY inside %s", exec.ErrPlan, restore(n))
+		return call, b.errAt(n, errs.ErParseError, "ORDER BY inside %s (only GROUP_CONCAT orders its values)", restore(n))
 	}
 	if len(n.Args) != 1 {
 		return planner.AggCall{}, fmt.Errorf("%w: %s with %d arguments", exec.ErrNotImplemented, n.F, len(n.Args))
@@ -506,7 +506,7 @@ func (b *Binder) bindAggCall(n *ast.AggregateFuncExpr, from *exprCtx) (planner.A
 		return call, nil
 	}
 	if hasAgg(n.Args[0]) {
-		return call, fmt.Errorf("%w: aggregate %s nested in another aggregate", exec.ErrPlan, restore(n.Args[0]))
+		return call, b.errAt(n.Args[0], errs.ErInvalidGroupFuncUse, "aggregate %s nested in another aggregate", restore(n.Args[0]))
 	}
 	arg, err := b.bindValue(n.Args[0], from)
 	if err != nil {
@@ -541,7 +541,7 @@ func unknownAggregate(name, where string) error {
 // states still merge.
 func (b *Binder) bindGroupConcat(n *ast.AggregateFuncExpr, from *exprCtx, call planner.AggCall) (planner.AggCall, error) {
 	if len(n.Args) < 2 {
-		return call, fmt.Errorf("%w: %s needs a value", exec.ErrPlan, restore(n))
+		return call, b.errAt(n, errs.ErWrongParamcountToNativeFct, "%s needs a value", restore(n))
 	}
 	sepNode := n.Args[len(n.Args)-1]
 	sepExpr, err := b.bindValue(sepNode, from)
@@ -554,12 +554,12 @@ func (b *Binder) bindGroupConcat(n *ast.AggregateFuncExpr, from *exprCtx, call p
 		sep, isStr = sepLit.Value.(string)
 	}
 	if !isStr {
-		return call, fmt.Errorf("%w: the SEPARATOR of %s must be a string constant", exec.ErrPlan, restore(n))
+		return call, b.errAt(n, errs.ErParseError, "the SEPARATOR of %s must be a string constant", restore(n))
 	}
 	var values []expr.Expr
 	for _, a := range n.Args[:len(n.Args)-1] {
 		if hasAgg(a) {
-			return call, fmt.Errorf("%w: aggregate %s nested in another aggregate", exec.ErrPlan, restore(a))
+			return call, b.errAt(a, errs.ErInvalidGroupFuncUse, "aggregate %s nested in another aggregate", restore(a))
 		}
 		v, err := b.bindValue(a, from)
 		if err != nil {
@@ -574,12 +574,12 @@ func (b *Binder) bindGroupConcat(n *ast.AggregateFuncExpr, from *exprCtx, call p
 			var k expr.Expr
 			if pos, ok := positionOf(it.Expr); ok {
 				if pos < 1 || pos > len(values) {
-					return call, fmt.Errorf("%w: ORDER BY position %d in %s is not one of its %d values", exec.ErrPlan, pos, restore(n), len(values))
+					return call, b.errAt(n, errs.ErBadFieldError, "ORDER BY position %d in %s is not one of its %d values", pos, restore(n), len(values))
 				}
 				k = values[pos-1]
 			} else {
 				if hasAgg(it.Expr) {
-					return call, fmt.Errorf("%w: aggregate %s nested in another aggregate", exec.ErrPlan, restore(it.Expr))
+					return call, b.errAt(it.Expr, errs.ErInvalidGroupFuncUse, "aggregate %s nested in another aggregate", restore(it.Expr))
 				}
 				if k, err = b.bindValue(it.Expr, from); err != nil {
 					return call, err

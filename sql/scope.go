@@ -99,6 +99,26 @@ func (b *Binder) atPos(e *errs.Error, offset int) *errs.Error {
 	return e
 }
 
+// errAt is errs.New(c, format, args...) about the expression n: at its
+// position, which the message then ends with, when the parser recorded
+// one. The parser records the start of expressions (not of clauses, frame
+// offsets or ORDER BY positions, which read 0: no statement starts with
+// an expression, so 0 is "not recorded").
+func (b *Binder) errAt(n ast.Node, c errs.Class, format string, args ...any) *errs.Error {
+	e := errs.New(c, format, args...)
+	x, ok := n.(ast.ExprNode)
+	if !ok || x.OriginTextPosition() <= 0 {
+		return e
+	}
+	p := b.pos(x.OriginTextPosition())
+	if p == nil {
+		return e
+	}
+	e = e.At(*p)
+	e.Msg += " at " + p.String()
+	return e
+}
+
 // unknownColumn is the error for a column name no scope has: where it
 // is, and the names in scope it may have meant. A qualifier that names no
 // table in scope is reported as an unknown table instead.

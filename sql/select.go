@@ -167,6 +167,9 @@ func (b *Binder) bindSelect(sel *ast.SelectStmt, outer *scope) (*bound, error) {
 				if actx != nil {
 					// SELECT * with GROUP BY: every column must be a group key.
 					idx, ok := actx.groupKeys[exprKey(sc.column(i))]
+					if !ok && len(actx.groupKeys) == 0 {
+						return nil, errs.New(errs.ErMixOfGroupFuncAndFields, "SELECT * in a query that aggregates without GROUP BY: column '%s' is not aggregated; list the columns and wrap them in aggregates", qualified(c.Table, c.Name))
+					}
 					if !ok {
 						return nil, errs.New(errs.ErWrongFieldWithGroup, "SELECT * with GROUP BY: column '%s' is neither grouped nor aggregated; add it to GROUP BY or list the columns", qualified(c.Table, c.Name))
 					}
@@ -277,7 +280,7 @@ func qualifyGroupColumns(out *scope, a *aggCtx, from *scope) {
 func (b *Binder) orderTarget(n ast.ExprNode, names []string, exprs []expr.Expr, cur *exprCtx, dist bool) (int, error) {
 	if pos, ok := positionOf(n); ok {
 		if pos < 1 || pos > len(names) {
-			return 0, fmt.Errorf("%w: ORDER BY position %d is not in the select list", exec.ErrPlan, pos)
+			return 0, errs.New(errs.ErBadFieldError, "ORDER BY position %d is not in the select list (it has %d columns)", pos, len(names))
 		}
 		return pos - 1, nil
 	}
@@ -301,7 +304,7 @@ func (b *Binder) orderTarget(n ast.ExprNode, names []string, exprs []expr.Expr, 
 		}
 	}
 	if dist {
-		return 0, fmt.Errorf("%w: ORDER BY expression %s is not in the select list of a SELECT DISTINCT", exec.ErrPlan, e)
+		return 0, b.errAt(n, errs.ErFieldInOrderNotSelect, "ORDER BY expression %s is not in the select list of a SELECT DISTINCT", e)
 	}
 	return -1, nil
 }
@@ -379,7 +382,7 @@ func (b *Binder) bindGroupItem(n ast.ExprNode, sel *ast.SelectStmt, from *exprCt
 	fields := sel.Fields.Fields
 	if pos, ok := positionOf(n); ok {
 		if pos < 1 || pos > len(fields) || fields[pos-1].Expr == nil {
-			return nil, nil, "", fmt.Errorf("%w: GROUP BY position %d is not in the select list", exec.ErrPlan, pos)
+			return nil, nil, "", errs.New(errs.ErBadFieldError, "GROUP BY position %d is not in the select list (it has %d columns)", pos, len(fields))
 		}
 		n = fields[pos-1].Expr
 	}

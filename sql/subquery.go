@@ -7,6 +7,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
 
+	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/exec"
 	"github.com/fsql-dev/fsql/exec/expr"
 	"github.com/fsql-dev/fsql/planner"
@@ -180,7 +181,7 @@ func (b *Binder) semiJoin(c ast.ExprNode, plan planner.Plan, sc *scope) (planner
 	var x expr.Expr
 	if probe != nil {
 		if len(sub.names) != 1 {
-			return nil, false, fmt.Errorf("%w: the IN subquery returns %d columns, expected 1", exec.ErrPlan, len(sub.names))
+			return nil, false, b.errAt(c, errs.ErOperandColumns, "the IN subquery returns %d columns, expected 1", len(sub.names))
 		}
 		if x, err = b.bindValue(probe, &exprCtx{sc: sc}); err != nil {
 			return nil, false, err
@@ -407,7 +408,7 @@ func (b *Binder) bindScalarSubquery(x *ast.SubqueryExpr, c *exprCtx) (expr.Expr,
 		return nil, err
 	}
 	if len(sub.names) != 1 {
-		return nil, fmt.Errorf("%w: the scalar subquery returns %d columns, expected 1", exec.ErrPlan, len(sub.names))
+		return nil, b.errAt(x, errs.ErOperandColumns, "the scalar subquery returns %d columns, expected 1", len(sub.names))
 	}
 	host := c.sub.plan
 	hw := len(host.Schema())
@@ -603,7 +604,7 @@ func (b *Binder) bindInSubquery(x *ast.PatternInExpr, c *exprCtx) (expr.Expr, er
 		return nil, err
 	}
 	if len(sub.names) != 1 {
-		return nil, fmt.Errorf("%w: the IN subquery returns %d columns, expected 1", exec.ErrPlan, len(sub.names))
+		return nil, b.errAt(x, errs.ErOperandColumns, "the IN subquery returns %d columns, expected 1", len(sub.names))
 	}
 	l, err := b.bindExpr(x.Expr, c)
 	if err != nil {

@@ -41,7 +41,8 @@ func (b *Binder) windowValue(out windowOut, sc *scope) (expr.Expr, error) {
 // WINDOW clause, with MySQL's rules: a refinement may add ORDER BY and a
 // frame, never redefine PARTITION BY or ORDER BY, and the window it
 // refines may not have a frame.
-func resolveWindow(spec ast.WindowSpec, defs []ast.WindowSpec, where string, depth int) (ast.WindowSpec, error) {
+func (b *Binder) resolveWindow(spec ast.WindowSpec, defs []ast.WindowSpec, w *ast.WindowFuncExpr, depth int) (ast.WindowSpec, error) {
+	where := restore(w)
 	ref := spec.Ref.L
 	if spec.OnlyAlias {
 		ref = spec.Name.L
@@ -50,21 +51,21 @@ func resolveWindow(spec ast.WindowSpec, defs []ast.WindowSpec, where string, dep
 		return spec, nil
 	}
 	if depth > len(defs) {
-		return spec, fmt.Errorf("%w: the named windows of %s refer to each other in a cycle", exec.ErrPlan, where)
+		return spec, b.errAt(w, errs.ErWindowCircularityInWindowGraph, "the named windows of %s refer to each other in a cycle", where)
 	}
 	var base *ast.WindowSpec
 	for i := range defs {
 		if defs[i].Name.L == ref {
 			if base != nil {
-				return spec, fmt.Errorf("%w: window %s is defined twice", exec.ErrPlan, defs[i].Name.O)
+				return spec, b.errAt(w, errs.ErWindowDuplicateName, "window %s is defined twice", defs[i].Name.O)
 			}
 			base = &defs[i]
 		}
 	}
 	if base == nil {
-		return spec, errs.New(errs.ErWindowNoSuchWindow, "unknown window %s in %s", ref, where)
+		return spec, b.errAt(w, errs.ErWindowNoSuchWindow, "unknown window %s in %s", ref, where)
 	}
-	out, err := resolveWindow(*base, defs, where, depth+1)
+	out, err := b.resolveWindow(*base, defs, w, depth+1)
 	if err != nil {
 		return spec, err
 	}
@@ -73,11 +74,11 @@ func resolveWindow(spec ast.WindowSpec, defs []ast.WindowSpec, where string, dep
 	}
 	switch {
 	case spec.PartitionBy != nil:
-		return spec, fmt.Errorf("%w: a window refining window %s cannot have its own PARTITION BY, in %s", exec.ErrPlan, ref, where)
+		return spec, b.errAt(w, errs.ErWindowNoChildPartitioning, "a window refining window %s cannot have its own PARTITION BY, in %s", ref, where)
 	case spec.OrderBy != nil && out.OrderBy != nil:
-		return spec, fmt.Errorf("%w: a window refining window %s cannot redefine its ORDER BY, in %s", exec.ErrPlan, ref, where)
+		return spec, b.errAt(w, errs.ErWindowNoRedefineOrderBy, "a window refining window %s cannot redefine its ORDER BY, in %s", ref, where)
 	case out.Frame != nil:
-		return spec, fmt.Errorf("%w: window %s has a frame, so another window cannot refine it, in %s", exec.ErrPlan, ref, where)
+		return spec, b.errAt(w, errs.ErWindowNoInheritFrame, "window %s has a frame, so another window cannot refine it, in %s", ref, where)
 	}
 	if spec.OrderBy != nil {
 		out.OrderBy = spec.OrderBy
@@ -91,7 +92,7 @@ func resolveWindow(spec ast.WindowSpec, defs []ast.WindowSpec, where string, dep
 // query's WINDOW clause.
 func (b *Binder) bindWindow(w *ast.WindowFuncExpr, defs []ast.WindowSpec, plan planner.Plan, cur *exprCtx) (planner.Plan, windowOut, error) {
 	none := windowOut{mark: -1}
-	spec, err := resolveWindow(w.Spec, defs, restore(w), 0)
+	spec, err := b.resolveWindow(w.Spec, defs, w, 0)
 	if err != nil {
 		return nil, none, err
 	}
@@ -104,7 +105,7 @@ func (b *Binder) bindWindow(w *ast.WindowFuncExpr, defs []ast.WindowSpec, plan p
 	case !known:
 		return nil, none, unknownFunction(w.Name, restore(w))
 	case reg.kind == scalarKind, reg.kind == aggregateKind && (reg.noWindow || reg.agg == "any_value"):
-		return nil, none, fmt.Errorf("%w: %s cannot be a window function (in %s)", exec.ErrPlan, w.Name, restore(w))
+		return nil, none, b.errAt(w, errs.ErParseError, "%s cannot be a window function (in %s)", w.Name, restore(w))
 	}
 	switch {
 	case w.Distinct:
@@ -142,31 +143,31 @@ func (b *Binder) bindWindow(w *ast.WindowFuncExpr, defs []ast.WindowSpec, plan p
 	var markDefault expr.Expr
 	switch name {
 	case "row_number", "rank", "dense_rank":
-		if err := windowArity(w, 0, 0); err != nil {
+		if err := b.windowArity(w, 0, 0); err != nil {
 			return nil, none, err
 		}
 		f.Type = arrow.PrimitiveTypes.Int64
 	case "percent_rank", "cume_dist":
-		if err := windowArity(w, 0, 0); err != nil {
+		if err := b.windowArity(w, 0, 0); err != nil {
 			return nil, none, err
 		}
 		f.Type = arrow.PrimitiveTypes.Float64
 	case "ntile":
-		if err := windowArity(w, 1, 1); err != nil {
+		if err := b.windowArity(w, 1, 1); err != nil {
 			return nil, none, err
 		}
-		n, err := windowInt(w, w.Args[0], "the number of buckets of NTILE", 1)
+		n, err := b.windowInt(w, w.Args[0], "the number of buckets of NTILE", 1)
 		if err != nil {
 			return nil, none, err
 		}
 		f.N, f.Type = n, arrow.PrimitiveTypes.Int64
 	case "lag", "lead":
-		if err := windowArity(w, 1, 3); err != nil {
+		if err := b.windowArity(w, 1, 3); err != nil {
 			return nil, none, err
 		}
 		f.N = 1
 		if len(w.Args) >= 2 {
-			if f.N, err = windowInt(w, w.Args[1], "the offset of "+strings.ToUpper(name), 0); err != nil {
+			if f.N, err = b.windowInt(w, w.Args[1], "the offset of "+strings.ToUpper(name), 0); err != nil {
 				return nil, none, err
 			}
 		}
@@ -207,11 +208,11 @@ func (b *Binder) bindWindow(w *ast.WindowFuncExpr, defs []ast.WindowSpec, plan p
 		if name == "nth_value" {
 			lo, hi = 2, 2
 		}
-		if err := windowArity(w, lo, hi); err != nil {
+		if err := b.windowArity(w, lo, hi); err != nil {
 			return nil, none, err
 		}
 		if name == "nth_value" {
-			if f.N, err = windowInt(w, w.Args[1], "the position of NTH_VALUE", 1); err != nil {
+			if f.N, err = b.windowInt(w, w.Args[1], "the position of NTH_VALUE", 1); err != nil {
 				return nil, none, err
 			}
 		}
@@ -222,7 +223,7 @@ func (b *Binder) bindWindow(w *ast.WindowFuncExpr, defs []ast.WindowSpec, plan p
 		f.Arg, f.Type = arg, arg.DataType()
 	default: // an aggregate
 		f.Fn = reg.agg
-		if err := windowArity(w, 1, 1); err != nil {
+		if err := b.windowArity(w, 1, 1); err != nil {
 			return nil, none, err
 		}
 		if f.Fn == "count" && isNonNullConst(w.Args[0]) {
@@ -266,20 +267,20 @@ func castIfNeeded(e expr.Expr, t arrow.DataType) (expr.Expr, error) {
 	return c, nil
 }
 
-func windowArity(w *ast.WindowFuncExpr, lo, hi int) error {
+func (b *Binder) windowArity(w *ast.WindowFuncExpr, lo, hi int) error {
 	if len(w.Args) < lo || len(w.Args) > hi {
 		want := fmt.Sprint(lo)
 		if hi != lo {
 			want = fmt.Sprintf("%d to %d", lo, hi)
 		}
-		return fmt.Errorf("%w: %s takes %s arguments, got %d in %s", exec.ErrPlan, w.Name, want, len(w.Args), restore(w))
+		return b.errAt(w, errs.ErWrongParamcountToNativeFct, "%s takes %s arguments, got %d in %s", w.Name, want, len(w.Args), restore(w))
 	}
 	return nil
 }
 
 // windowInt reads a constant integer argument of at least lo (MySQL
-// requires a literal for these).
-func windowInt(w *ast.WindowFuncExpr, n ast.ExprNode, what string, lo int64) (int64, error) {
+// requires a literal for these; it calls any other ER_WRONG_ARGUMENTS).
+func (b *Binder) windowInt(w *ast.WindowFuncExpr, n ast.ExprNode, what string, lo int64) (int64, error) {
 	v, ok := n.(*driver.ValueExpr)
 	var k int64
 	if ok {
@@ -296,7 +297,7 @@ func windowInt(w *ast.WindowFuncExpr, n ast.ExprNode, what string, lo int64) (in
 		}
 	}
 	if !ok || k < lo {
-		return 0, fmt.Errorf("%w: %s must be an integer constant of at least %d, got %s in %s", exec.ErrPlan, what, lo, restore(n), restore(w))
+		return 0, b.errAt(w, errs.ErWrongArguments, "%s must be an integer constant of at least %d, got %s in %s", what, lo, restore(n), restore(w))
 	}
 	return k, nil
 }
@@ -322,25 +323,26 @@ func (b *Binder) windowFrame(w *ast.WindowFuncExpr, order []planner.SortKey) (ex
 		return fr, fmt.Errorf("%w: GROUPS frames (MySQL has ROWS and RANGE) in %s", exec.ErrNotImplemented, where)
 	}
 	var err error
-	if fr.Start, err = b.frameBound(&f.Extent.Start, fr.Unit, order, where); err != nil {
+	if fr.Start, err = b.frameBound(w, &f.Extent.Start, fr.Unit, order); err != nil {
 		return fr, err
 	}
-	if fr.End, err = b.frameBound(&f.Extent.End, fr.Unit, order, where); err != nil {
+	if fr.End, err = b.frameBound(w, &f.Extent.End, fr.Unit, order); err != nil {
 		return fr, err
 	}
 	switch {
 	case fr.Start.Kind == exec.UnboundedFollowing:
-		return fr, fmt.Errorf("%w: a frame cannot start at UNBOUNDED FOLLOWING in %s", exec.ErrPlan, where)
+		return fr, b.errAt(w, errs.ErWindowFrameStartIllegal, "a frame cannot start at UNBOUNDED FOLLOWING in %s", where)
 	case fr.End.Kind == exec.UnboundedPreceding:
-		return fr, fmt.Errorf("%w: a frame cannot end at UNBOUNDED PRECEDING in %s", exec.ErrPlan, where)
+		return fr, b.errAt(w, errs.ErWindowFrameEndIllegal, "a frame cannot end at UNBOUNDED PRECEDING in %s", where)
 	case fr.Start.Kind == exec.CurrentRow && fr.End.Kind == exec.Preceding,
 		fr.Start.Kind == exec.Following && (fr.End.Kind == exec.Preceding || fr.End.Kind == exec.CurrentRow):
-		return fr, fmt.Errorf("%w: the frame's start comes after its end in %s", exec.ErrPlan, where)
+		return fr, b.errAt(w, errs.ErWindowFrameIllegal, "the frame's start comes after its end in %s", where)
 	}
 	return fr, nil
 }
 
-func (b *Binder) frameBound(fb *ast.FrameBound, unit exec.FrameUnit, order []planner.SortKey, where string) (exec.FrameBound, error) {
+func (b *Binder) frameBound(w *ast.WindowFuncExpr, fb *ast.FrameBound, unit exec.FrameUnit, order []planner.SortKey) (exec.FrameBound, error) {
+	where := restore(w)
 	var out exec.FrameBound
 	switch {
 	case fb.Type == ast.CurrentRow:
@@ -360,17 +362,17 @@ func (b *Binder) frameBound(fb *ast.FrameBound, unit exec.FrameUnit, order []pla
 	isInterval := fb.Unit != ast.TimeUnitInvalid
 	if unit == exec.FrameRows {
 		if isInterval {
-			return out, fmt.Errorf("%w: a ROWS frame counts rows, not an INTERVAL, in %s", exec.ErrPlan, where)
+			return out, b.errAt(w, errs.ErWindowRowsIntervalUse, "a ROWS frame counts rows, not an INTERVAL, in %s", where)
 		}
 		n, err := b.constInt(fb.Expr, "a ROWS frame offset")
 		if err != nil || n < 0 {
-			return out, fmt.Errorf("%w: a ROWS frame offset must be a non-negative integer constant, got %s in %s", exec.ErrPlan, restore(fb.Expr), where)
+			return out, b.errAt(w, errs.ErWindowFrameIllegal, "a ROWS frame offset must be a non-negative integer constant, got %s in %s", restore(fb.Expr), where)
 		}
 		out.Rows = n
 		return out, nil
 	}
 	if len(order) != 1 {
-		return out, fmt.Errorf("%w: a RANGE frame with an offset needs exactly one ORDER BY expression, in %s", exec.ErrPlan, where)
+		return out, b.errAt(w, errs.ErWindowRangeFrameOrderType, "a RANGE frame with an offset needs exactly one ORDER BY expression, in %s", where)
 	}
 	key := order[0]
 	kt := key.Expr.DataType()
@@ -383,7 +385,7 @@ func (b *Binder) frameBound(fb *ast.FrameBound, unit exec.FrameUnit, order []pla
 	}
 	lit, ok := off.(*expr.Literal)
 	if !ok || lit.Value == nil {
-		return out, fmt.Errorf("%w: a RANGE frame offset must be a constant, got %s in %s", exec.ErrPlan, restore(fb.Expr), where)
+		return out, b.errAt(w, errs.ErWindowRangeBoundNotConstant, "a RANGE frame offset must be a constant, got %s in %s", restore(fb.Expr), where)
 	}
 	// The bound's key is key - N or key + N, mirrored for DESC.
 	subtract := (out.Kind == exec.Preceding) != key.Desc
@@ -391,16 +393,16 @@ func (b *Binder) frameBound(fb *ast.FrameBound, unit exec.FrameUnit, order []pla
 	temporal := kt.ID() == arrow.DATE32 || kt.ID() == arrow.TIMESTAMP
 	switch {
 	case temporal && !isInterval:
-		return out, fmt.Errorf("%w: a RANGE frame over the date/time key %s needs an INTERVAL offset, in %s", exec.ErrPlan, key.Expr, where)
+		return out, b.errAt(w, errs.ErWindowRangeFrameTemporalType, "a RANGE frame over the date/time key %s needs an INTERVAL offset, in %s", key.Expr, where)
 	case !temporal && isInterval:
-		return out, fmt.Errorf("%w: a RANGE frame over the key %s takes a number, not an INTERVAL, in %s", exec.ErrPlan, key.Expr, where)
+		return out, b.errAt(w, errs.ErWindowRangeFrameNumericType, "a RANGE frame over the key %s takes a number, not an INTERVAL, in %s", key.Expr, where)
 	case !temporal && !isNumericType(kt):
-		return out, fmt.Errorf("%w: a RANGE frame with an offset needs a numeric or date/time ORDER BY key, not %s, in %s", exec.ErrPlan, key.Expr, where)
+		return out, b.errAt(w, errs.ErWindowRangeFrameOrderType, "a RANGE frame with an offset needs a numeric or date/time ORDER BY key, not %s, in %s", key.Expr, where)
 	}
 	if neg, err := b.call("<", lit, expr.NewLiteral(int64(0), arrow.PrimitiveTypes.Int64)); err == nil {
 		if v, ferr := expr.ConstantFold(neg, b.alloc); ferr == nil {
 			if l, ok := v.(*expr.Literal); ok && l.Value == true {
-				return out, fmt.Errorf("%w: a RANGE frame offset must not be negative, got %s in %s", exec.ErrPlan, restore(fb.Expr), where)
+				return out, b.errAt(w, errs.ErWindowFrameIllegal, "a RANGE frame offset must not be negative, got %s in %s", restore(fb.Expr), where)
 			}
 		}
 	}
