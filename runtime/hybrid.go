@@ -54,12 +54,14 @@ import (
 //     goes to the front of the queue and takes the slot its failed
 //     attempt left.
 //
-// Otherwise the stage waits and starts as in blocking mode. Output is
-// kept until every consumer stage finished, so a retried or speculative
-// consumer attempt reads it all again (ALL_EXCHANGES_HYBRID_FULL).
-// ALL_EXCHANGES_HYBRID_SELECTIVE runs the same way for now: releasing
-// output a consumer already took from memory needs the spill files of
-// the spilling work, so a re-reading attempt can find it.
+// Otherwise the stage waits and starts as in blocking mode. In
+// ALL_EXCHANGES_HYBRID_FULL (and blocking) output is kept, in memory or
+// spilled, until every consumer stage finished, so any retried or
+// speculative consumer attempt reads it all again. In
+// ALL_EXCHANGES_HYBRID_SELECTIVE output is let go as soon as every
+// consumer task that reads it has committed (shuffle/selective.go): a
+// committed task never runs again, so attempts that may still run find
+// all their input, and only output not consumed yet is kept or spilled.
 
 // ShuffleMode is how exchanges move data between stages
 // (execution.batch-shuffle-mode, Flink's values).
@@ -72,8 +74,9 @@ const (
 	// when the slots allow (see above), and keeps every output for
 	// re-reads.
 	AllExchangesHybridFull
-	// AllExchangesHybridSelective is hybrid too; it is meant to keep only
-	// output not consumed from memory (today it keeps all, as full does).
+	// AllExchangesHybridSelective is hybrid too, and releases output once
+	// every consumer task reading it committed: only output not consumed
+	// yet is kept (or spilled).
 	AllExchangesHybridSelective
 )
 
@@ -264,6 +267,15 @@ func (s *scheduler) waitsOnProducers(r *StageRun) bool {
 		}
 	}
 	return false
+}
+
+// distinctStages counts the different stages of sts.
+func distinctStages(sts []*Stage) int {
+	seen := map[*Stage]bool{}
+	for _, s := range sts {
+		seen[s] = true
+	}
+	return len(seen)
 }
 
 func sameStages(a, b []*Stage) bool {

@@ -326,3 +326,37 @@ type sizedFirstTaskEnds struct {
 func (f *sizedFirstTaskEnds) SourceSize(context.Context, *exec.TaskContext) (int64, int, error) {
 	return f.bytes, 3, nil
 }
+
+// TestSelectiveReleasesAsConsumersCommit: in selective mode an exchange's
+// output goes as its consumer tasks commit (before the stage ends: by
+// then every byte went back), in full mode it stays until the consumer
+// stage finished; rows are the same either way.
+func TestSelectiveReleasesAsConsumersCommit(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	for _, mode := range []ShuffleMode{AllExchangesHybridFull, AllExchangesHybridSelective} {
+		t.Run(mode.String(), func(t *testing.T) {
+			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+			defer mem.AssertSize(t, 0)
+			src := &genSource{PerTask: 4000, Batch: 500, Keys: 97}
+			hashed := &shuffle.Exchange{Kind: shuffle.Hash, Child: src, Keys: []expr.Expr{genKeyCol()}, MaxParallelism: 16}
+			plan := &shuffle.Exchange{Kind: shuffle.Gather, Child: &tagTask{Child: hashed}}
+			out, e, err := runToEnd(t, plan, RunConfig{Parallelism: 3, Slots: 4, Alloc: mem, Memory: exec.NewMemoryBudget(0), ShuffleMode: mode})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows := int64(0)
+			for _, b := range out {
+				rows += b.NumRows()
+			}
+			xchgReleaseAll(out)
+			if rows != 12000 {
+				t.Fatalf("%d rows, want 12000", rows)
+			}
+			buf := e.Graph().Stages[0].OutBuffer
+			early := buf.ReleasedEarly()
+			if mode == AllExchangesHybridSelective && early != buf.TotalBytes() || mode == AllExchangesHybridFull && early != 0 {
+				t.Fatalf("released %d of %d bytes as consumer tasks committed", early, buf.TotalBytes())
+			}
+		})
+	}
+}

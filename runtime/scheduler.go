@@ -552,6 +552,10 @@ func (s *scheduler) commit(att *Attempt) error {
 	}
 	task.Committed = att
 	r.committed++
+	for _, ex := range r.Stage.Inputs {
+		// Selective mode: output only committed tasks read is let go.
+		s.buffers[ex].Consumed(r.Stage.ID, task.Index, r.Parallelism)
+	}
 	s.exec.progress.taskDone(r.Stage)
 	r.rows += att.Rows
 	r.bytes += att.Bytes
@@ -657,6 +661,9 @@ func (s *scheduler) launch(ctx context.Context, r *StageRun) error {
 		}
 		r.TaskBytes = plan.taskBytes
 	}
+	for _, ex := range st.Inputs {
+		bufs[ex].PlanConsumer(st.ID, p)
+	}
 	r.Parallelism = p
 	r.Start = time.Now()
 	s.exec.progress.launched(st, p)
@@ -673,6 +680,9 @@ func (s *scheduler) launch(ctx context.Context, r *StageRun) error {
 		}
 		b := shuffle.NewBuffer(st.Output, kind, subs, p, s.cfg.Memory)
 		b.Spill(s.services.Spill, s.cfg.Alloc, s.cfg.Stats.For(s.g.NodeID(st.Output)))
+		if s.cfg.ShuffleMode == AllExchangesHybridSelective {
+			b.Selective(distinctStages(st.Consumers))
+		}
 		r.readers = len(st.Consumers)
 		s.buffers[st.Output] = b
 		r.OutBuffer = b

@@ -43,6 +43,12 @@ type Buffer struct {
 	// slices is what each task of a consumer stage reads, by stage ID and
 	// task; a stage without an entry reads Flink's count-based range.
 	slices map[int][][]keygroup.Slice
+	// selective is the number of consumer stages when output is released
+	// as its readers commit (0: kept until the buffer is released); need
+	// counts, per consumer stage, the tasks still to commit that read
+	// each producer's subpartition (selective.go).
+	selective int
+	need      map[int][][]int32
 }
 
 // attemptOutput is what one attempt wrote so far, counted per

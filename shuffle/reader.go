@@ -8,7 +8,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/fsql-dev/fsql/exec"
-	"github.com/fsql-dev/fsql/shuffle/keygroup"
 )
 
 // reader is the consumer side of an exchange in one task: the reader of
@@ -37,18 +36,6 @@ func (s *reader) Close() {
 // key-group range of a hash exchange, its producer's output of a forward
 // edge, everything of a broadcast or gather. Small batches are glued to about exec.BatchSize rows.
 func OpenReader(buf *Buffer, stage, task, parallelism int, alloc memory.Allocator) exec.Stream {
-	var r SubpartitionReader
-	if sl := buf.Slices(stage, task); sl != nil {
-		r = buf.store.OpenSlices(sl)
-	} else {
-		switch buf.Kind() {
-		case Hash:
-			r = buf.store.Open(keygroup.Range(buf.Subpartitions, parallelism, task))
-		case Forward:
-			r = buf.store.OpenSlices([]keygroup.Slice{{Start: 0, End: 0, Producer: task, Parts: 1}})
-		default:
-			r = buf.store.Open(0, 0)
-		}
-	}
+	r := buf.store.OpenSlices(buf.taskSlices(stage, task, parallelism))
 	return newCoalesceStream(&reader{r: r}, alloc, exec.BatchSize)
 }

@@ -96,6 +96,8 @@ type storedBatch struct {
 	held       int64 // bytes reserved in the budget for b
 	file       *diskFile
 	recs       []diskRec
+	// dropped: no consumer task can need it any more (selective.go).
+	dropped bool
 }
 
 // rows is the row range of subpartitions start..end in the batch.
@@ -126,6 +128,8 @@ type memStore struct {
 	staged    map[attemptKey]*memStaging
 	files     []*diskFile // finished files of committed output and evictions
 	released  bool
+	// droppedBytes is the memory selective release gave back.
+	droppedBytes int64
 	// published is closed (and replaced) at every commit and at release:
 	// readers waiting for a producer's commit wake on it.
 	published chan struct{}
@@ -422,6 +426,11 @@ func (r *memReader) next(ctx context.Context) (arrow.RecordBatch, <-chan struct{
 			if !mine {
 				continue
 			}
+		}
+		if sb.dropped {
+			// Only a losing copy of a committed consumer task can still
+			// read here (selective.go); it is discarded.
+			continue
 		}
 		if sb.b == nil {
 			r.todo = sb.reads(from, to)
