@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/compute"
 
 	"github.com/fsql-dev/fsql/errs"
+	"github.com/fsql-dev/fsql/exec/kernels"
 	"github.com/fsql-dev/fsql/pruning"
 )
 
@@ -67,18 +67,10 @@ func (st *scanStream) rowFilter(b arrow.RecordBatch) (arrow.RecordBatch, error) 
 	if int64(mask.Len()) != b.NumRows() {
 		return nil, fmt.Errorf("%w: scan of table %s: dynamic row filter returned %d values for %d rows", ErrInternal, st.s.Table.Name, mask.Len(), b.NumRows())
 	}
-	kept := countTrue(mask)
-	st.op.Scan.RowsKept.Add(int64(kept))
-	switch kept {
-	case 0:
-		return nil, nil
-	case mask.Len():
-		b.Retain()
-		return b, nil
-	}
-	out, err := compute.FilterRecordBatch(compute.WithAllocator(context.Background(), alloc), b, mask, compute.DefaultFilterOptions())
+	out, sel, err := kernels.FilterBatch(alloc, b, mask, nil)
 	if err != nil {
-		return nil, errs.Wrap(errs.Internal, "dynamic row filter: %w", err)
+		return nil, errs.Wrap(errs.Internal, "scan of table %s: dynamic row filter: %w", st.s.Table.Name, err)
 	}
+	st.op.Scan.RowsKept.Add(int64(len(sel)))
 	return out, nil
 }

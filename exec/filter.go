@@ -7,10 +7,9 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/compute"
 
-	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/exec/expr"
+	"github.com/fsql-dev/fsql/exec/kernels"
 )
 
 // Filter keeps the rows for which Cond is TRUE; FALSE and NULL drop the row,
@@ -87,39 +86,8 @@ func filterBatch(ec *expr.Context, cond expr.Expr, b arrow.RecordBatch) (arrow.R
 	if !ok {
 		return nil, fmt.Errorf("%w: filter condition %s returned %s", ErrInternal, cond, m.DataType())
 	}
-	kept := countTrue(mask)
-	switch kept {
-	case 0:
-		return nil, nil
-	case mask.Len():
-		b.Retain()
-		return b, nil
-	}
-	ctx := compute.WithAllocator(context.Background(), ec.Alloc)
-	out, err := compute.FilterRecordBatch(ctx, b, mask, compute.DefaultFilterOptions())
-	if err != nil {
-		return nil, errs.Wrap(errs.Internal, "filtering: %w", err)
-	}
-	return out, nil
-}
-
-// countTrue counts the rows that are valid and true.
-func countTrue(mask *array.Boolean) int {
-	n := 0
-	if mask.NullN() == 0 {
-		for i := 0; i < mask.Len(); i++ {
-			if mask.Value(i) {
-				n++
-			}
-		}
-		return n
-	}
-	for i := 0; i < mask.Len(); i++ {
-		if mask.IsValid(i) && mask.Value(i) {
-			n++
-		}
-	}
-	return n
+	out, _, err := kernels.FilterBatch(ec.Alloc, b, mask, nil)
+	return out, err
 }
 
 func (s *filterStream) Close() {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/exec/expr"
+	"github.com/fsql-dev/fsql/exec/kernels"
 )
 
 // This file holds what several operators share: evaluating expression lists,
@@ -551,120 +552,8 @@ func sortIntPermutation(perm []int32, keys []int64, desc bool) {
 // ---- gathering ----
 
 // takeArrays gathers rows idx of every column; an index of -1 yields NULL.
-// Fixed-width columns are gathered by typed loops here; other types go
-// through the Arrow compute Take kernel.
 func takeArrays(alloc memory.Allocator, cols []arrow.Array, idx []int32) ([]arrow.Array, error) {
-	hasNull := false
-	for _, v := range idx {
-		if v < 0 {
-			hasNull = true
-			break
-		}
-	}
-	out := make([]arrow.Array, 0, len(cols))
-	var ia arrow.Array
-	defer func() {
-		if ia != nil {
-			ia.Release()
-		}
-	}()
-	for _, c := range cols {
-		if t := takeFixed(alloc, c, idx, hasNull); t != nil {
-			out = append(out, t)
-			continue
-		}
-		if ia == nil {
-			ia = indexArray(alloc, idx, hasNull)
-		}
-		ctx := compute.WithAllocator(context.Background(), alloc)
-		t, err := compute.TakeArray(ctx, c, ia)
-		if err != nil {
-			releaseArrays(out)
-			return nil, errs.Wrap(errs.Internal, "gathering rows: %w", err)
-		}
-		out = append(out, t)
-	}
-	return out, nil
-}
-
-func indexArray(alloc memory.Allocator, idx []int32, hasNull bool) arrow.Array {
-	ib := array.NewInt32Builder(alloc)
-	defer ib.Release()
-	ib.Reserve(len(idx))
-	if hasNull {
-		for _, v := range idx {
-			if v < 0 {
-				ib.UnsafeAppendBoolToBitmap(false)
-			} else {
-				ib.UnsafeAppend(v)
-			}
-		}
-	} else {
-		ib.AppendValues(idx, nil)
-	}
-	return ib.NewArray()
-}
-
-func gatherFixed[T arrow.FixedWidthType](dst, src []T, idx []int32) {
-	for i, j := range idx {
-		if j >= 0 {
-			dst[i] = src[j]
-		}
-	}
-}
-
-// takeFixed gathers a fixed-width column of 1, 2, 4, 8 or 16 bytes, or
-// returns nil for other types.
-func takeFixed(alloc memory.Allocator, c arrow.Array, idx []int32, idxNull bool) arrow.Array {
-	w := fixedWidth(c.DataType())
-	if w != 1 && w != 2 && w != 4 && w != 8 && w != 16 {
-		return nil
-	}
-	d := c.Data()
-	if len(d.Buffers()) < 2 || d.Buffers()[1] == nil {
-		return nil
-	}
-	n := len(idx)
-	vb := memory.NewResizableBuffer(alloc)
-	vb.Resize(n * w)
-	src := d.Buffers()[1].Bytes()[d.Offset()*w : (d.Offset()+d.Len())*w]
-	dst := vb.Bytes()
-	switch w {
-	case 1:
-		gatherFixed(dst, src, idx)
-	case 2:
-		gatherFixed(arrow.GetData[uint16](dst), arrow.GetData[uint16](src), idx)
-	case 4:
-		gatherFixed(arrow.GetData[uint32](dst), arrow.GetData[uint32](src), idx)
-	case 8:
-		gatherFixed(arrow.GetData[uint64](dst), arrow.GetData[uint64](src), idx)
-	case 16:
-		gatherFixed(arrow.GetData[decimal128.Num](dst), arrow.GetData[decimal128.Num](src), idx)
-	}
-	var nb *memory.Buffer
-	nulls := 0
-	if idxNull || c.NullN() > 0 {
-		nb = memory.NewResizableBuffer(alloc)
-		nb.Resize(int(bitutil.BytesForBits(int64(n))))
-		bits := nb.Bytes()
-		clear(bits)
-		cbits, off := validity(c)
-		for i, j := range idx {
-			if j >= 0 && isValid(cbits, off, int(j)) {
-				bitutil.SetBit(bits, i)
-			} else {
-				nulls++
-			}
-		}
-	}
-	out := array.NewData(c.DataType(), n, []*memory.Buffer{nb, vb}, nil, nulls, 0)
-	a := array.MakeFromData(out)
-	out.Release()
-	vb.Release()
-	if nb != nil {
-		nb.Release()
-	}
-	return a
+	return kernels.TakeAll(alloc, cols, idx)
 }
 
 // concatColumns concatenates the columns of batches into one array per

@@ -4,13 +4,12 @@ import (
 	"context"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/exec"
 	"github.com/fsql-dev/fsql/exec/expr"
+	"github.com/fsql-dev/fsql/exec/kernels"
 	"github.com/fsql-dev/fsql/shuffle/keygroup"
 )
 
@@ -119,7 +118,7 @@ func (w *Writer) writeHash(ctx context.Context, b arrow.RecordBatch) error {
 			idx[w.starts[kg]] = int32(i)
 			w.starts[kg]++
 		}
-		taken, err := takeBatch(ctx, w.alloc, b, idx)
+		taken, err := takeBatch(w.alloc, b, idx)
 		if err != nil {
 			return err
 		}
@@ -140,31 +139,10 @@ func (w *Writer) writeHash(ctx context.Context, b arrow.RecordBatch) error {
 }
 
 // takeBatch gathers rows idx of b into a new batch allocated from alloc.
-func takeBatch(ctx context.Context, alloc memory.Allocator, b arrow.RecordBatch, idx []int32) (arrow.RecordBatch, error) {
-	ib := array.NewInt32Builder(alloc)
-	ib.AppendValues(idx, nil)
-	indices := ib.NewArray()
-	ib.Release()
-	defer indices.Release()
-	cctx := compute.WithAllocator(ctx, alloc)
-	cols := make([]arrow.Array, 0, b.NumCols())
-	for _, c := range b.Columns() {
-		// The indexes are a permutation of the batch's rows: no bounds check.
-		t, err := compute.TakeArrayOpts(cctx, c, indices, compute.TakeOptions{BoundsCheck: false})
-		if err != nil {
-			for _, x := range cols {
-				x.Release()
-			}
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			return nil, errs.Wrap(errs.Execution, "shuffle take: %w", err)
-		}
-		cols = append(cols, t)
-	}
-	out := array.NewRecordBatch(b.Schema(), cols, int64(len(idx)))
-	for _, c := range cols {
-		c.Release()
+func takeBatch(alloc memory.Allocator, b arrow.RecordBatch, idx []int32) (arrow.RecordBatch, error) {
+	out, err := kernels.TakeBatch(alloc, b, idx)
+	if err != nil {
+		return nil, errs.Wrap(errs.Execution, "shuffle take: %w", err)
 	}
 	return out, nil
 }

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -43,6 +44,7 @@ flags:
   --query-dir DIR   folder of qN.sql files (default testdata/tpcds/queries,
                     relative to the current folder: run from the repo root)
   --set KEY=VALUE   engine setting, repeatable
+  --cpuprofile FILE write a CPU profile of the timed runs (go tool pprof)
 `)
 }
 
@@ -70,6 +72,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	data := fset.String("data", "", "data folder")
 	queryDir := fset.String("query-dir", filepath.Join("testdata", "tpcds", "queries"), "query folder")
 	explain := fset.Bool("explain", false, "time planning only (EXPLAIN)")
+	cpuProfile := fset.String("cpuprofile", "", "CPU profile file")
 	var sets setFlags
 	fset.Var(&sets, "set", "key=value")
 	if err := parseFlags(fset, args, stdout, benchUsage); err != nil {
@@ -116,6 +119,13 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 
+	if *cpuProfile != "" {
+		stopProfile, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stopProfile()
+	}
 	for r := 1; r <= *runs; r++ {
 		fmt.Fprintf(stderr, "fsql: run %d of %d\n", r, *runs)
 		for _, q := range qs {
@@ -295,3 +305,20 @@ func printBench(out io.Writer, qs []*benchQuery) error {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// startCPUProfile profiles the process into path until the returned
+// function runs; only the timed runs are profiled, not data generation.
+func startCPUProfile(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
+}

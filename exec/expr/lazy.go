@@ -1,13 +1,11 @@
 package expr
 
 import (
-	"context"
-
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/compute"
 
 	"github.com/fsql-dev/fsql/errs"
+	"github.com/fsql-dev/fsql/exec/kernels"
 )
 
 // Lazy evaluation. CASE (and IF, NULLIF), COALESCE (and IFNULL), AND and
@@ -136,7 +134,6 @@ func selectRows(ctx *Context, batch arrow.RecordBatch, sel []int32, cols []int) 
 			need[c] = true
 		}
 	}
-	var idx arrow.Array
 	for c := range arrs {
 		src := batch.Column(c)
 		if !need[c] {
@@ -144,14 +141,7 @@ func selectRows(ctx *Context, batch arrow.RecordBatch, sel []int32, cols []int) 
 			arrs[c] = array.NewNull(m)
 			continue
 		}
-		if idx == nil {
-			b := array.NewInt32Builder(ctx.Alloc)
-			b.AppendValues(sel, nil)
-			idx = b.NewArray()
-			b.Release()
-			defer idx.Release()
-		}
-		t, err := compute.TakeArray(compute.WithAllocator(context.Background(), ctx.Alloc), src, idx)
+		t, err := kernels.Take(ctx.Alloc, src, sel)
 		if err != nil {
 			return nil, errs.Wrap(errs.Internal, "selecting rows of column %s: %w", batch.ColumnName(c), err)
 		}
