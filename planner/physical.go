@@ -312,8 +312,16 @@ func (b *physBuilder) aggregate(n *Aggregate) (phys, error) {
 	for i, a := range n.Aggs {
 		aggs[i] = exec.AggFunc{Fn: a.Fn, Arg: a.Arg, Distinct: a.Distinct, Type: a.Type, Name: a.Name}
 	}
+	distinct := false
+	for _, a := range aggs {
+		distinct = distinct || a.Distinct
+	}
+	if n.Rollup && !distinct {
+		return b.rollup(n, c, aggs), nil
+	}
 	if n.Rollup {
-		// Expand each row once per grouping set (longest prefix first);
+		// DISTINCT aggregates cannot merge partial states: expand each
+		// row once per grouping set (longest prefix first);
 		// the grouping id becomes one more group key, so rows rolled up
 		// differ from rows whose key is a real NULL.
 		k := len(n.GroupBy)
@@ -345,10 +353,6 @@ func (b *physBuilder) aggregate(n *Aggregate) (phys, error) {
 				aggs[i].Arg = shift(aggs[i].Arg, k+1)
 			}
 		}
-	}
-	distinct := false
-	for _, a := range aggs {
-		distinct = distinct || a.Distinct
 	}
 	if distinct || c.single {
 		// DISTINCT aggregates cannot be merged from partial states: move

@@ -266,6 +266,9 @@ func (d *decoder) op(m *pb.Node) (exec.Node, error) {
 		if out.Pass, err = decodeExprs(e.Pass); err != nil {
 			return nil, err
 		}
+		if out.EmptySetOnly, err = decodeOptional(e.EmptySetOnly); err != nil {
+			return nil, err
+		}
 		return out, nil
 	case *pb.Node_Sort:
 		child, err := d.node(x.Sort.Child)

@@ -228,6 +228,9 @@ func (e *encoder) node(n exec.Node) (*pb.Node, error) {
 		if m.Pass, err = encodeExprs(x.Pass); err != nil {
 			return nil, err
 		}
+		if m.EmptySetOnly, err = encodeOptional(x.EmptySetOnly); err != nil {
+			return nil, err
+		}
 		out.Op = &pb.Node_Expand{Expand: m}
 	case *exec.Sort:
 		m := &pb.Sort{}

@@ -1763,6 +1763,7 @@ type Expand struct {
 	Names         []string               `protobuf:"bytes,4,rep,name=names,proto3" json:"names,omitempty"`
 	Pass          []*Expr                `protobuf:"bytes,5,rep,name=pass,proto3" json:"pass,omitempty"`
 	PassNames     []string               `protobuf:"bytes,6,rep,name=pass_names,json=passNames,proto3" json:"pass_names,omitempty"`
+	EmptySetOnly  *Expr                  `protobuf:"bytes,7,opt,name=empty_set_only,json=emptySetOnly,proto3" json:"empty_set_only,omitempty"` // unset: every row is emitted for every set
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1835,6 +1836,13 @@ func (x *Expand) GetPass() []*Expr {
 func (x *Expand) GetPassNames() []string {
 	if x != nil {
 		return x.PassNames
+	}
+	return nil
+}
+
+func (x *Expand) GetEmptySetOnly() *Expr {
+	if x != nil {
+		return x.EmptySetOnly
 	}
 	return nil
 }
@@ -4147,7 +4155,7 @@ const file_plan_proto_rawDesc = "" +
 	"\x04aggs\x18\x05 \x03(\v2\x19.fsql.planwire.v1.AggFuncR\x04aggs\x12-\n" +
 	"\x04seed\x18\x06 \x03(\v2\x19.fsql.planwire.v1.LiteralR\x04seed\"!\n" +
 	"\aIntList\x12\x16\n" +
-	"\x06values\x18\x01 \x03(\x05R\x06values\"\xf4\x01\n" +
+	"\x06values\x18\x01 \x03(\x05R\x06values\"\xb2\x02\n" +
 	"\x06Expand\x12,\n" +
 	"\x05child\x18\x01 \x01(\v2\x16.fsql.planwire.v1.NodeR\x05child\x12-\n" +
 	"\x04sets\x18\x02 \x03(\v2\x19.fsql.planwire.v1.IntListR\x04sets\x12,\n" +
@@ -4155,7 +4163,8 @@ const file_plan_proto_rawDesc = "" +
 	"\x05names\x18\x04 \x03(\tR\x05names\x12*\n" +
 	"\x04pass\x18\x05 \x03(\v2\x16.fsql.planwire.v1.ExprR\x04pass\x12\x1d\n" +
 	"\n" +
-	"pass_names\x18\x06 \x03(\tR\tpassNames\"j\n" +
+	"pass_names\x18\x06 \x03(\tR\tpassNames\x12<\n" +
+	"\x0eempty_set_only\x18\a \x01(\v2\x16.fsql.planwire.v1.ExprR\femptySetOnly\"j\n" +
 	"\aSortKey\x12*\n" +
 	"\x04expr\x18\x01 \x01(\v2\x16.fsql.planwire.v1.ExprR\x04expr\x12\x12\n" +
 	"\x04desc\x18\x02 \x01(\bR\x04desc\x12\x1f\n" +
@@ -4509,59 +4518,60 @@ var file_plan_proto_depIdxs = []int32{
 	20,  // 51: fsql.planwire.v1.Expand.sets:type_name -> fsql.planwire.v1.IntList
 	42,  // 52: fsql.planwire.v1.Expand.exprs:type_name -> fsql.planwire.v1.Expr
 	42,  // 53: fsql.planwire.v1.Expand.pass:type_name -> fsql.planwire.v1.Expr
-	42,  // 54: fsql.planwire.v1.SortKey.expr:type_name -> fsql.planwire.v1.Expr
-	10,  // 55: fsql.planwire.v1.Sort.child:type_name -> fsql.planwire.v1.Node
-	22,  // 56: fsql.planwire.v1.Sort.keys:type_name -> fsql.planwire.v1.SortKey
-	10,  // 57: fsql.planwire.v1.TopN.child:type_name -> fsql.planwire.v1.Node
-	22,  // 58: fsql.planwire.v1.TopN.keys:type_name -> fsql.planwire.v1.SortKey
-	10,  // 59: fsql.planwire.v1.Limit.child:type_name -> fsql.planwire.v1.Node
-	10,  // 60: fsql.planwire.v1.UnionAll.inputs:type_name -> fsql.planwire.v1.Node
-	4,   // 61: fsql.planwire.v1.FrameBound.kind:type_name -> fsql.planwire.v1.BoundKind
-	42,  // 62: fsql.planwire.v1.FrameBound.value:type_name -> fsql.planwire.v1.Expr
-	3,   // 63: fsql.planwire.v1.WindowFrame.unit:type_name -> fsql.planwire.v1.FrameUnit
-	27,  // 64: fsql.planwire.v1.WindowFrame.start:type_name -> fsql.planwire.v1.FrameBound
-	27,  // 65: fsql.planwire.v1.WindowFrame.end:type_name -> fsql.planwire.v1.FrameBound
-	42,  // 66: fsql.planwire.v1.WindowFunc.arg:type_name -> fsql.planwire.v1.Expr
-	47,  // 67: fsql.planwire.v1.WindowFunc.type:type_name -> fsql.planwire.v1.DataType
-	44,  // 68: fsql.planwire.v1.WindowFunc.default:type_name -> fsql.planwire.v1.Literal
-	10,  // 69: fsql.planwire.v1.Window.child:type_name -> fsql.planwire.v1.Node
-	42,  // 70: fsql.planwire.v1.Window.partition_by:type_name -> fsql.planwire.v1.Expr
-	22,  // 71: fsql.planwire.v1.Window.order_by:type_name -> fsql.planwire.v1.SortKey
-	29,  // 72: fsql.planwire.v1.Window.funcs:type_name -> fsql.planwire.v1.WindowFunc
-	28,  // 73: fsql.planwire.v1.Window.frame:type_name -> fsql.planwire.v1.WindowFrame
-	42,  // 74: fsql.planwire.v1.ExprList.exprs:type_name -> fsql.planwire.v1.Expr
-	31,  // 75: fsql.planwire.v1.Values.rows:type_name -> fsql.planwire.v1.ExprList
-	47,  // 76: fsql.planwire.v1.Values.types:type_name -> fsql.planwire.v1.DataType
-	10,  // 77: fsql.planwire.v1.MaxOneRow.child:type_name -> fsql.planwire.v1.Node
-	10,  // 78: fsql.planwire.v1.DynamicFilterDataCollector.child:type_name -> fsql.planwire.v1.Node
-	42,  // 79: fsql.planwire.v1.DynamicFilterDataCollector.keys:type_name -> fsql.planwire.v1.Expr
-	10,  // 80: fsql.planwire.v1.OrderEnforce.child:type_name -> fsql.planwire.v1.Node
-	10,  // 81: fsql.planwire.v1.Sink.input:type_name -> fsql.planwire.v1.Node
-	38,  // 82: fsql.planwire.v1.Sink.spec:type_name -> fsql.planwire.v1.WriteSpec
-	10,  // 83: fsql.planwire.v1.TableCommit.input:type_name -> fsql.planwire.v1.Node
-	38,  // 84: fsql.planwire.v1.TableCommit.spec:type_name -> fsql.planwire.v1.WriteSpec
-	39,  // 85: fsql.planwire.v1.WriteSpec.meta:type_name -> fsql.planwire.v1.TableMeta
-	41,  // 86: fsql.planwire.v1.WriteSpec.options:type_name -> fsql.planwire.v1.WriteOptions
-	40,  // 87: fsql.planwire.v1.TableMeta.columns:type_name -> fsql.planwire.v1.MetaColumn
-	43,  // 88: fsql.planwire.v1.Expr.column:type_name -> fsql.planwire.v1.Column
-	44,  // 89: fsql.planwire.v1.Expr.literal:type_name -> fsql.planwire.v1.Literal
-	46,  // 90: fsql.planwire.v1.Expr.call:type_name -> fsql.planwire.v1.Call
-	47,  // 91: fsql.planwire.v1.Column.type:type_name -> fsql.planwire.v1.DataType
-	47,  // 92: fsql.planwire.v1.Literal.type:type_name -> fsql.planwire.v1.DataType
-	45,  // 93: fsql.planwire.v1.Literal.decimal_value:type_name -> fsql.planwire.v1.Decimal128
-	47,  // 94: fsql.planwire.v1.Call.type:type_name -> fsql.planwire.v1.DataType
-	42,  // 95: fsql.planwire.v1.Call.args:type_name -> fsql.planwire.v1.Expr
-	6,   // 96: fsql.planwire.v1.DataType.id:type_name -> fsql.planwire.v1.TypeID
-	5,   // 97: fsql.planwire.v1.DataType.time_unit:type_name -> fsql.planwire.v1.TimeUnit
-	47,  // 98: fsql.planwire.v1.Field.type:type_name -> fsql.planwire.v1.DataType
-	50,  // 99: fsql.planwire.v1.Table.columns:type_name -> fsql.planwire.v1.ColumnCheck
-	51,  // 100: fsql.planwire.v1.Table.partitions:type_name -> fsql.planwire.v1.Partition
-	52,  // 101: fsql.planwire.v1.Partition.files:type_name -> fsql.planwire.v1.File
-	102, // [102:102] is the sub-list for method output_type
-	102, // [102:102] is the sub-list for method input_type
-	102, // [102:102] is the sub-list for extension type_name
-	102, // [102:102] is the sub-list for extension extendee
-	0,   // [0:102] is the sub-list for field type_name
+	42,  // 54: fsql.planwire.v1.Expand.empty_set_only:type_name -> fsql.planwire.v1.Expr
+	42,  // 55: fsql.planwire.v1.SortKey.expr:type_name -> fsql.planwire.v1.Expr
+	10,  // 56: fsql.planwire.v1.Sort.child:type_name -> fsql.planwire.v1.Node
+	22,  // 57: fsql.planwire.v1.Sort.keys:type_name -> fsql.planwire.v1.SortKey
+	10,  // 58: fsql.planwire.v1.TopN.child:type_name -> fsql.planwire.v1.Node
+	22,  // 59: fsql.planwire.v1.TopN.keys:type_name -> fsql.planwire.v1.SortKey
+	10,  // 60: fsql.planwire.v1.Limit.child:type_name -> fsql.planwire.v1.Node
+	10,  // 61: fsql.planwire.v1.UnionAll.inputs:type_name -> fsql.planwire.v1.Node
+	4,   // 62: fsql.planwire.v1.FrameBound.kind:type_name -> fsql.planwire.v1.BoundKind
+	42,  // 63: fsql.planwire.v1.FrameBound.value:type_name -> fsql.planwire.v1.Expr
+	3,   // 64: fsql.planwire.v1.WindowFrame.unit:type_name -> fsql.planwire.v1.FrameUnit
+	27,  // 65: fsql.planwire.v1.WindowFrame.start:type_name -> fsql.planwire.v1.FrameBound
+	27,  // 66: fsql.planwire.v1.WindowFrame.end:type_name -> fsql.planwire.v1.FrameBound
+	42,  // 67: fsql.planwire.v1.WindowFunc.arg:type_name -> fsql.planwire.v1.Expr
+	47,  // 68: fsql.planwire.v1.WindowFunc.type:type_name -> fsql.planwire.v1.DataType
+	44,  // 69: fsql.planwire.v1.WindowFunc.default:type_name -> fsql.planwire.v1.Literal
+	10,  // 70: fsql.planwire.v1.Window.child:type_name -> fsql.planwire.v1.Node
+	42,  // 71: fsql.planwire.v1.Window.partition_by:type_name -> fsql.planwire.v1.Expr
+	22,  // 72: fsql.planwire.v1.Window.order_by:type_name -> fsql.planwire.v1.SortKey
+	29,  // 73: fsql.planwire.v1.Window.funcs:type_name -> fsql.planwire.v1.WindowFunc
+	28,  // 74: fsql.planwire.v1.Window.frame:type_name -> fsql.planwire.v1.WindowFrame
+	42,  // 75: fsql.planwire.v1.ExprList.exprs:type_name -> fsql.planwire.v1.Expr
+	31,  // 76: fsql.planwire.v1.Values.rows:type_name -> fsql.planwire.v1.ExprList
+	47,  // 77: fsql.planwire.v1.Values.types:type_name -> fsql.planwire.v1.DataType
+	10,  // 78: fsql.planwire.v1.MaxOneRow.child:type_name -> fsql.planwire.v1.Node
+	10,  // 79: fsql.planwire.v1.DynamicFilterDataCollector.child:type_name -> fsql.planwire.v1.Node
+	42,  // 80: fsql.planwire.v1.DynamicFilterDataCollector.keys:type_name -> fsql.planwire.v1.Expr
+	10,  // 81: fsql.planwire.v1.OrderEnforce.child:type_name -> fsql.planwire.v1.Node
+	10,  // 82: fsql.planwire.v1.Sink.input:type_name -> fsql.planwire.v1.Node
+	38,  // 83: fsql.planwire.v1.Sink.spec:type_name -> fsql.planwire.v1.WriteSpec
+	10,  // 84: fsql.planwire.v1.TableCommit.input:type_name -> fsql.planwire.v1.Node
+	38,  // 85: fsql.planwire.v1.TableCommit.spec:type_name -> fsql.planwire.v1.WriteSpec
+	39,  // 86: fsql.planwire.v1.WriteSpec.meta:type_name -> fsql.planwire.v1.TableMeta
+	41,  // 87: fsql.planwire.v1.WriteSpec.options:type_name -> fsql.planwire.v1.WriteOptions
+	40,  // 88: fsql.planwire.v1.TableMeta.columns:type_name -> fsql.planwire.v1.MetaColumn
+	43,  // 89: fsql.planwire.v1.Expr.column:type_name -> fsql.planwire.v1.Column
+	44,  // 90: fsql.planwire.v1.Expr.literal:type_name -> fsql.planwire.v1.Literal
+	46,  // 91: fsql.planwire.v1.Expr.call:type_name -> fsql.planwire.v1.Call
+	47,  // 92: fsql.planwire.v1.Column.type:type_name -> fsql.planwire.v1.DataType
+	47,  // 93: fsql.planwire.v1.Literal.type:type_name -> fsql.planwire.v1.DataType
+	45,  // 94: fsql.planwire.v1.Literal.decimal_value:type_name -> fsql.planwire.v1.Decimal128
+	47,  // 95: fsql.planwire.v1.Call.type:type_name -> fsql.planwire.v1.DataType
+	42,  // 96: fsql.planwire.v1.Call.args:type_name -> fsql.planwire.v1.Expr
+	6,   // 97: fsql.planwire.v1.DataType.id:type_name -> fsql.planwire.v1.TypeID
+	5,   // 98: fsql.planwire.v1.DataType.time_unit:type_name -> fsql.planwire.v1.TimeUnit
+	47,  // 99: fsql.planwire.v1.Field.type:type_name -> fsql.planwire.v1.DataType
+	50,  // 100: fsql.planwire.v1.Table.columns:type_name -> fsql.planwire.v1.ColumnCheck
+	51,  // 101: fsql.planwire.v1.Table.partitions:type_name -> fsql.planwire.v1.Partition
+	52,  // 102: fsql.planwire.v1.Partition.files:type_name -> fsql.planwire.v1.File
+	103, // [103:103] is the sub-list for method output_type
+	103, // [103:103] is the sub-list for method input_type
+	103, // [103:103] is the sub-list for extension type_name
+	103, // [103:103] is the sub-list for extension extendee
+	0,   // [0:103] is the sub-list for field type_name
 }
 
 func init() { file_plan_proto_init() }
