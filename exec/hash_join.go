@@ -98,17 +98,21 @@ func pairSchema(probe, build *arrow.Schema) *arrow.Schema {
 // is read completely into a hash table; the probe side streams batch by
 // batch. NULL keys never match. Residual, when set, is evaluated over the
 // joined row (probe columns then build columns); a key match failing it is
-// no match.
+// no match. Output, when set, lists the columns of the joined row (probe
+// columns then build columns) the join emits, in order: a pair-emitting
+// join without a residual then gathers only the columns its parent reads
+// (hash_join_output.go); nil emits every column.
 type HashJoin struct {
 	Type                 JoinType
 	Build, Probe         Node
 	BuildKeys, ProbeKeys []expr.Expr
 	Residual             expr.Expr
+	Output               []int
 }
 
 // Schema implements Node.
 func (j *HashJoin) Schema() *arrow.Schema {
-	return joinSchema(j.Type, j.Probe.Schema(), j.Build.Schema())
+	return j.projectOutput(joinSchema(j.Type, j.Probe.Schema(), j.Build.Schema()))
 }
 
 // Children implements Node: build first, then probe.
@@ -120,7 +124,7 @@ func (j *HashJoin) String() string {
 	if j.Residual != nil {
 		s += ", residual " + j.Residual.String()
 	}
-	return s + ")"
+	return s + j.outputString() + ")"
 }
 
 // Open implements Node.
@@ -133,6 +137,9 @@ func (j *HashJoin) Open(tc *TaskContext, inputs []Stream) (Stream, error) {
 	}
 	if j.Type > MarkJoin || j.Type < InnerJoin {
 		return nil, fmt.Errorf("%w: join type %s", ErrNotImplemented, j.Type)
+	}
+	if err := j.checkOutput(); err != nil {
+		return nil, err
 	}
 	intKey := len(j.BuildKeys) == 1 && intKeyType(j.BuildKeys[0].DataType()) && intKeyType(j.ProbeKeys[0].DataType())
 	if !intKey {
@@ -454,6 +461,9 @@ func (s *hashJoinStream) step() error {
 // gather builds joined rows: probe row pi[k] (NULL when -1 or no probe
 // batch) next to build row bi[k] (NULL when -1).
 func (s *hashJoinStream) gather(pb arrow.RecordBatch, pi, bi []int32, schema *arrow.Schema) (arrow.RecordBatch, error) {
+	if s.j.Output != nil {
+		return s.gatherOutput(pb, pi, bi)
+	}
 	alloc := s.ec.Alloc
 	var cols []arrow.Array
 	if pb != nil {

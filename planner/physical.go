@@ -103,7 +103,7 @@ func (b *physBuilder) build(p Plan) (phys, error) {
 		if err != nil {
 			return c, err
 		}
-		return phys{&exec.Project{Child: c.node, Exprs: n.Exprs, Names: n.Names}, c.single}, nil
+		return phys{project(c.node, n.Exprs, n.Names), c.single}, nil
 	case *Join:
 		return b.join(n)
 	case *Aggregate:

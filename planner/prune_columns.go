@@ -48,6 +48,50 @@ func need(req []bool, es ...expr.Expr) {
 	}
 }
 
+// narrow drops the output columns of a pruned plan p (m maps each old
+// column to its new index, -1 when dropped) that req does not ask for:
+// a join's keys, a filter's condition columns. Joins emit and broadcasts
+// carry every column of their inputs, so a column read only below a join
+// costs a copy per joined row unless a projection drops it there; the
+// projection itself copies nothing, and over a hash join it narrows what
+// the join gathers (planner/physical_join_output.go).
+func narrow(p Plan, m []int) func(req []bool) (Plan, []int) {
+	return func(req []bool) (Plan, []int) {
+		w := width(p)
+		keep := make([]bool, w)
+		kept := 0
+		for i, to := range m {
+			if to >= 0 && i < len(req) && req[i] && !keep[to] {
+				keep[to] = true
+				kept++
+			}
+		}
+		if kept == w || kept == 0 {
+			return p, m
+		}
+		s := p.Schema()
+		proj := &Project{Child: p}
+		pos := make([]int, w)
+		for j := 0; j < w; j++ {
+			pos[j] = -1
+			if keep[j] {
+				pos[j] = len(proj.Exprs)
+				proj.Exprs = append(proj.Exprs, expr.NewColumn(j, s[j].Type, s[j].Name))
+				proj.Names = append(proj.Names, s[j].Name)
+				proj.Tables = append(proj.Tables, s[j].Table)
+			}
+		}
+		nm := make([]int, len(m))
+		for i, to := range m {
+			nm[i] = -1
+			if to >= 0 && i < len(req) && req[i] {
+				nm[i] = pos[to]
+			}
+		}
+		return proj, nm
+	}
+}
+
 func identity(n int) []int {
 	m := make([]int, n)
 	for i := range m {
@@ -146,8 +190,8 @@ func (pr *pruner) prune(p Plan, req []bool) (Plan, []int) {
 			copy(all, req)
 		}
 		need(all, n.Cond)
-		l, lm := pr.prune(n.Left, all[:lw])
-		r, rm := pr.prune(n.Right, all[lw:])
+		l, lm := narrow(pr.prune(n.Left, all[:lw]))(all[:lw])
+		r, rm := narrow(pr.prune(n.Right, all[lw:]))(all[lw:])
 		nlw := width(l)
 		jm := func(i int) int {
 			if i < lw {
@@ -169,7 +213,10 @@ func (pr *pruner) prune(p Plan, req []bool) (Plan, []int) {
 		if n.Type == MarkJoin {
 			m[lw] = nlw
 		}
-		return out, m
+		if n.Type == MarkJoin {
+			return out, m
+		}
+		return narrow(out, m)(req)
 	case *Aggregate:
 		r := make([]bool, width(n.Child))
 		need(r, n.GroupBy...)

@@ -194,6 +194,9 @@ func (d *decoder) op(m *pb.Node) (exec.Node, error) {
 		if out.Residual, err = decodeOptional(j.Residual); err != nil {
 			return nil, err
 		}
+		for _, o := range j.Output {
+			out.Output = append(out.Output, int(o))
+		}
 		return out, nil
 	case *pb.Node_NestedLoopJoin:
 		j := x.NestedLoopJoin

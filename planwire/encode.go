@@ -162,6 +162,12 @@ func (e *encoder) node(n exec.Node) (*pb.Node, error) {
 		if m.Residual, err = encodeOptional(x.Residual); err != nil {
 			return nil, err
 		}
+		if x.Output != nil && len(x.Output) == 0 {
+			return nil, errs.New(errs.Internal, "a hash join emits no column")
+		}
+		for _, o := range x.Output {
+			m.Output = append(m.Output, int32(o))
+		}
 		out.Op = &pb.Node_HashJoin{HashJoin: m}
 	case *exec.NestedLoopJoin:
 		typ, err := encodeJoinType(x.Type)

@@ -28,7 +28,7 @@ var encoded = map[reflect.Type][]string{
 	reflect.TypeFor[exec.Scan]():                       {"Table", "Columns", "Partitions", "Filters", "DynamicFilters"},
 	reflect.TypeFor[exec.Filter]():                     {"Child", "Cond"},
 	reflect.TypeFor[exec.Project]():                    {"Child", "Exprs", "Names"},
-	reflect.TypeFor[exec.HashJoin]():                   {"Type", "Build", "Probe", "BuildKeys", "ProbeKeys", "Residual"},
+	reflect.TypeFor[exec.HashJoin]():                   {"Type", "Build", "Probe", "BuildKeys", "ProbeKeys", "Residual", "Output"},
 	reflect.TypeFor[exec.NestedLoopJoin]():             {"Type", "Build", "Probe", "Cond"},
 	reflect.TypeFor[exec.HashAggregate]():              {"Child", "Mode", "GroupBy", "GroupNames", "Aggs", "Seed"},
 	reflect.TypeFor[exec.Expand]():                     {"Child", "Sets", "Exprs", "Names", "Pass", "PassNames", "EmptySetOnly"},

@@ -1403,7 +1403,9 @@ type HashJoin struct {
 	BuildKeys []*Expr                `protobuf:"bytes,4,rep,name=build_keys,json=buildKeys,proto3" json:"build_keys,omitempty"`
 	ProbeKeys []*Expr                `protobuf:"bytes,5,rep,name=probe_keys,json=probeKeys,proto3" json:"probe_keys,omitempty"`
 	// residual is absent when the join has none.
-	Residual      *Expr `protobuf:"bytes,6,opt,name=residual,proto3" json:"residual,omitempty"`
+	Residual *Expr `protobuf:"bytes,6,opt,name=residual,proto3" json:"residual,omitempty"`
+	// output lists the joined row's columns the join emits; empty: all.
+	Output        []int32 `protobuf:"varint,7,rep,packed,name=output,proto3" json:"output,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1476,6 +1478,13 @@ func (x *HashJoin) GetProbeKeys() []*Expr {
 func (x *HashJoin) GetResidual() *Expr {
 	if x != nil {
 		return x.Residual
+	}
+	return nil
+}
+
+func (x *HashJoin) GetOutput() []int32 {
+	if x != nil {
+		return x.Output
 	}
 	return nil
 }
@@ -4125,7 +4134,7 @@ const file_plan_proto_rawDesc = "" +
 	"\aProject\x12,\n" +
 	"\x05child\x18\x01 \x01(\v2\x16.fsql.planwire.v1.NodeR\x05child\x12,\n" +
 	"\x05exprs\x18\x02 \x03(\v2\x16.fsql.planwire.v1.ExprR\x05exprs\x12\x14\n" +
-	"\x05names\x18\x03 \x03(\tR\x05names\"\xb8\x02\n" +
+	"\x05names\x18\x03 \x03(\tR\x05names\"\xd0\x02\n" +
 	"\bHashJoin\x12.\n" +
 	"\x04type\x18\x01 \x01(\x0e2\x1a.fsql.planwire.v1.JoinTypeR\x04type\x12,\n" +
 	"\x05build\x18\x02 \x01(\v2\x16.fsql.planwire.v1.NodeR\x05build\x12,\n" +
@@ -4134,7 +4143,8 @@ const file_plan_proto_rawDesc = "" +
 	"build_keys\x18\x04 \x03(\v2\x16.fsql.planwire.v1.ExprR\tbuildKeys\x125\n" +
 	"\n" +
 	"probe_keys\x18\x05 \x03(\v2\x16.fsql.planwire.v1.ExprR\tprobeKeys\x122\n" +
-	"\bresidual\x18\x06 \x01(\v2\x16.fsql.planwire.v1.ExprR\bresidual\"\xc8\x01\n" +
+	"\bresidual\x18\x06 \x01(\v2\x16.fsql.planwire.v1.ExprR\bresidual\x12\x16\n" +
+	"\x06output\x18\a \x03(\x05R\x06output\"\xc8\x01\n" +
 	"\x0eNestedLoopJoin\x12.\n" +
 	"\x04type\x18\x01 \x01(\x0e2\x1a.fsql.planwire.v1.JoinTypeR\x04type\x12,\n" +
 	"\x05build\x18\x02 \x01(\v2\x16.fsql.planwire.v1.NodeR\x05build\x12,\n" +
