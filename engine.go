@@ -16,6 +16,7 @@ import (
 	"github.com/fsql-dev/fsql/connectors/hive"
 	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/exec"
+	"github.com/fsql-dev/fsql/internal/mempool"
 	"github.com/fsql-dev/fsql/planner"
 	"github.com/fsql-dev/fsql/runtime"
 	"github.com/fsql-dev/fsql/runtime/policy"
@@ -44,8 +45,16 @@ func Open(dir string, cfg Config) (*Engine, error) {
 		_, _ = spill.Sweep(spill.ParseDirs(cfg.TmpDirs))
 	}
 	workers := runtime.NewLocalPool(cfg.TaskManagers, cfg.Slots)
-	return &Engine{dir: dir, cfg: cfg, catalog: cat, alloc: memory.DefaultAllocator, workers: workers, catalogs: &catalogSet{}, blocklist: runtime.NewBlocklist()}, nil
+	return &Engine{dir: dir, cfg: cfg, catalog: cat, alloc: queryPool, workers: workers, catalogs: &catalogSet{}, blocklist: runtime.NewBlocklist()}, nil
 }
+
+// queryPool allocates the Arrow buffers of every query of every engine
+// (unless WithAllocator says otherwise): operators build batch after batch
+// of the same shapes, and a released batch's buffers reused from the pool
+// cost far less than fresh zeroed memory from the Go allocator and its
+// collections. Like the scans' own pool it recycles a buffer once its last
+// reference is released, so nothing may read a batch after releasing it.
+var queryPool = mempool.New()
 
 // Refresh drops the engine's cached footers and folder listings and reads
 // again the footers of every table a query had read, so the next query

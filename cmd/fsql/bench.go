@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"runtime/pprof"
 	"slices"
 	"strconv"
@@ -141,6 +142,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	}
+	var ms goruntime.MemStats
+	goruntime.ReadMemStats(&ms)
+	fmt.Fprintf(stderr, "fsql: Go heap over the process: %.2f GB allocated, %d GC cycles\n", float64(ms.TotalAlloc)/1e9, ms.NumGC)
 	return printBench(stdout, qs)
 }
 
