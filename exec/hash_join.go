@@ -157,23 +157,49 @@ func (j *HashJoin) Open(tc *TaskContext, inputs []Stream) (Stream, error) {
 }
 
 func newJoinStream(tc *TaskContext, j *HashJoin, inputs []Stream, who string) *hashJoinStream {
-	return &hashJoinStream{
+	s := &hashJoinStream{
 		j: j, tc: tc, ec: exprContext(tc), build: inputs[0], probe: inputs[1],
 		schema: j.Schema(), pairs: pairSchema(j.Probe.Schema(), j.Build.Schema()),
-		who: who, prow: 0, pcur: -1,
+		who: who, prow: 0, pcur: -1, facts: &joinFacts{},
 	}
+	// A nested loop join (cross) has no keys to partition by, so it cannot
+	// spill: its reservation grows until the budget refuses.
+	s.res = tc.reservation(who, len(j.BuildKeys) > 0)
+	return s
+}
+
+// joinFacts are what the NULL rules of anti, null-aware anti and mark
+// joins need to know about the whole build side, whichever part of it a
+// stream joins: how many rows it has and whether a key is NULL. A spilled
+// join's partition streams share their parent's.
+type joinFacts struct {
+	rows int64
+	null bool
 }
 
 type hashJoinStream struct {
-	j              *HashJoin
-	tc             *TaskContext
-	ec             *expr.Context
-	build, probe   Stream
-	schema, pairs  *arrow.Schema
-	who            string // budget name of the build side
-	cross          bool   // every build row is a candidate (nested loop join)
-	reserved       int64
+	j             *HashJoin
+	tc            *TaskContext
+	ec            *expr.Context
+	build, probe  Stream
+	schema, pairs *arrow.Schema
+	who           string // budget name of the build side
+	cross         bool   // every build row is a candidate (nested loop join)
+	// res holds the build rows and the table. A partition stream uses its
+	// parent's (shared): only one stream of a join holds memory at a time.
+	res    *Reservation
+	shared bool
+	facts  *joinFacts
+	// Spilling (hash_join_spill.go): level is 0 for the join itself and
+	// n for a partition split off n times; sp is set once the build side
+	// outgrew the share; sub is the spilled partition being joined; chunk
+	// is set when this stream reads its build side in pieces.
+	level          int
+	sp             *joinSpill
+	sub            *hashJoinStream
+	chunk          *joinChunk
 	built          bool
+	batches        []arrow.RecordBatch // build rows read, before indexing
 	buildCols      []arrow.Array
 	nb             int
 	intKey         bool
@@ -217,9 +243,21 @@ func (s *hashJoinStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		if s.finishedOutput {
 			return nil, io.EOF
 		}
+		if s.sub != nil {
+			b, err := s.sub.Next(ctx)
+			if err == io.EOF {
+				s.sub.Close()
+				s.sub = nil
+				if err := s.nextPartition(ctx); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			return b, err
+		}
 		if s.pb == nil {
 			if s.probeDone {
-				if err := s.emitUnmatchedBuild(); err != nil {
+				if err := s.emitUnmatchedBuild(ctx); err != nil {
 					return nil, err
 				}
 				continue
@@ -234,6 +272,16 @@ func (s *hashJoinStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			if err != nil {
 				return nil, err
 			}
+			if s.sp != nil {
+				// Rows of spilled partitions go to disk; the rest is
+				// joined now.
+				if b, err = s.routeProbe(b); err != nil || b == nil {
+					if err != nil {
+						return nil, err
+					}
+					continue
+				}
+			}
 			if err := s.startProbe(b); err != nil {
 				return nil, err
 			}
@@ -245,10 +293,21 @@ func (s *hashJoinStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	}
 }
 
-// buildSide reads the whole build input and indexes it by key.
+// buildCost is what a buffered build batch is charged: its bytes and the
+// hash table's share of its rows.
+func buildCost(b arrow.RecordBatch) int64 { return recordBytes(b) + tableBytesPerRow*b.NumRows() }
+
+// tableBytesPerRow is what the hash table costs per build row (chain,
+// head slot, match flag).
+const tableBytesPerRow = 48
+
+// buildSide reads the whole build input and indexes it by key. Past the
+// reservation's share it partitions the build side and spills
+// partitions (hash_join_spill.go); what is left in memory is indexed.
 func (s *hashJoinStream) buildSide(ctx context.Context) error {
-	var batches []arrow.RecordBatch
-	defer func() { releaseBatches(batches) }()
+	if s.chunk != nil {
+		return s.buildChunk(ctx)
+	}
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -264,30 +323,76 @@ func (s *hashJoinStream) buildSide(ctx context.Context) error {
 			b.Release()
 			continue
 		}
-		batches = append(batches, b)
-		n := recordBytes(b)
-		if err := s.tc.Memory.Reserve(s.who, n); err != nil {
+		if s.level == 0 {
+			s.facts.rows += b.NumRows()
+		}
+		if s.sp == nil {
+			err := s.res.Grow(buildCost(b))
+			if err == nil {
+				s.batches = append(s.batches, b)
+				continue
+			}
+			if s.cross || !s.tc.canSpill(err) {
+				b.Release()
+				return err
+			}
+			if err := s.startSpill(ctx); err != nil {
+				b.Release()
+				return err
+			}
+		}
+		err = s.routeBuild(ctx, b)
+		b.Release()
+		if err != nil {
 			return err
 		}
-		s.reserved += n
+		if s.j.Type == NullAwareAntiJoin && s.facts.null {
+			// NOT IN over a set holding NULL is never true: the rest of
+			// the build side does not matter.
+			break
+		}
 	}
 	s.build.Close()
 	s.build = nil
+	if s.sp != nil {
+		if err := s.finishSpillBuild(); err != nil {
+			return err
+		}
+	} else if err := s.index(); err != nil {
+		return err
+	}
+	if s.j.Type == NullAwareAntiJoin && s.facts.null {
+		// NOT IN over a set holding NULL is never true.
+		s.finishedOutput = true
+	}
+	s.res.Seal()
+	return nil
+}
+
+// index concatenates the buffered build batches and builds the hash
+// table over them.
+func (s *hashJoinStream) index() error {
+	batches := s.batches
+	s.batches = nil
+	defer func() { releaseBatches(batches) }()
 	cols, err := concatColumns(s.ec.Alloc, s.j.Build.Schema(), batches)
 	if err != nil {
 		return err
 	}
 	s.buildCols = cols
+	s.nb = 0
 	for _, b := range batches {
 		s.nb += int(b.NumRows())
 	}
 	releaseBatches(batches)
 	batches = nil
 	if s.nb == 0 {
-		switch s.j.Type {
-		case InnerJoin, SemiJoin, RightJoin:
-			// Nothing can match and nothing of the probe side is kept.
-			s.finishedOutput = true
+		if s.sp == nil && s.chunk == nil {
+			switch s.j.Type {
+			case InnerJoin, SemiJoin, RightJoin:
+				// Nothing can match and nothing of the probe side is kept.
+				s.finishedOutput = true
+			}
 		}
 		return nil
 	}
@@ -308,15 +413,11 @@ func (s *hashJoinStream) buildSide(ctx context.Context) error {
 		return err
 	}
 	defer releaseArrays(keys)
-	table := int64(s.nb) * 48
-	if err := s.tc.Memory.Reserve(s.who, table); err != nil {
-		return err
-	}
-	s.reserved += table
 	s.next = make([]int32, s.nb)
 	if s.j.Type == RightJoin || s.j.Type == FullJoin {
 		s.buildMatched = make([]bool, s.nb)
 	}
+	defer func() { s.facts.null = s.facts.null || s.buildNullKey }()
 	if s.intKey {
 		s.ihead = newIntTable(s.nb)
 		vals := intKeys(keys[0], nil)
@@ -352,10 +453,20 @@ func (s *hashJoinStream) buildSide(ctx context.Context) error {
 	return nil
 }
 
+// releaseTable drops the indexed build rows and gives their memory back.
+func (s *hashJoinStream) releaseTable() {
+	releaseArrays(s.buildCols)
+	s.buildCols = nil
+	s.nb = 0
+	s.ihead, s.shead, s.next, s.buildMatched = nil, nil, nil, nil
+	s.buildNullKey = false
+	s.res.Resize(0)
+}
+
 // startProbe looks up the chain head of every row of a new probe batch.
 func (s *hashJoinStream) startProbe(b arrow.RecordBatch) error {
 	n := int(b.NumRows())
-	if n == 0 || (s.j.Type == NullAwareAntiJoin && s.buildNullKey) {
+	if n == 0 || (s.j.Type == NullAwareAntiJoin && s.facts.null) {
 		// NOT IN over a set holding NULL is never true.
 		b.Release()
 		return nil
@@ -370,10 +481,15 @@ func (s *hashJoinStream) startProbe(b arrow.RecordBatch) error {
 		for i := range s.heads {
 			s.heads[i] = -1
 		}
-		// Against an empty build side NULL probe keys do not matter:
-		// x IN () is false and x NOT IN () true even for a NULL x.
-		clear(s.pnull)
-		return nil
+		if s.facts.rows == 0 {
+			// Against an empty build side NULL probe keys do not matter:
+			// x IN () is false and x NOT IN () true even for a NULL x.
+			clear(s.pnull)
+			return nil
+		}
+		// Nothing of the build side is here (it spilled), but which
+		// probe keys are NULL still decides NOT IN and mark results.
+		return s.probeNulls(b)
 	}
 	if s.cross {
 		clear(s.heads)
@@ -413,6 +529,27 @@ func (s *hashJoinStream) startProbe(b arrow.RecordBatch) error {
 		}
 		s.heads[i] = h
 	}
+	return nil
+}
+
+// probeNulls marks the probe rows of b whose key is NULL.
+func (s *hashJoinStream) probeNulls(b arrow.RecordBatch) error {
+	keys, err := evalExprs(s.ec, s.j.ProbeKeys, b)
+	if err != nil {
+		return err
+	}
+	defer releaseArrays(keys)
+	if s.intKey {
+		bits, off := validity(keys[0])
+		for i := range s.pnull {
+			s.pnull[i] = !isValid(bits, off, i)
+		}
+		return nil
+	}
+	if err := s.enc.encode(keys, len(s.pnull)); err != nil {
+		return err
+	}
+	copy(s.pnull, s.enc.hasNull)
 	return nil
 }
 
@@ -542,6 +679,10 @@ func (s *hashJoinStream) finishProbe() error {
 	s.pb = nil
 	defer pb.Release()
 	n := int(pb.NumRows())
+	if s.chunk != nil && !s.chunk.fold(s.j.Type, s.pmatched[:n]) {
+		// A chunk before the last: the probe rows' fate is not known yet.
+		return nil
+	}
 	var keep []int32
 	switch s.j.Type {
 	case LeftJoin, FullJoin:
@@ -580,7 +721,7 @@ func (s *hashJoinStream) finishProbe() error {
 		}
 	case NullAwareAntiJoin:
 		for i := 0; i < n; i++ {
-			if !s.pmatched[i] && (!s.pnull[i] || s.nb == 0) {
+			if !s.pmatched[i] && (!s.pnull[i] || s.facts.rows == 0) {
 				keep = append(keep, int32(i))
 			}
 		}
@@ -591,7 +732,7 @@ func (s *hashJoinStream) finishProbe() error {
 			switch {
 			case s.pmatched[i]:
 				vals[i], valid[i] = true, true
-			case s.nb > 0 && (s.pnull[i] || s.buildNullKey):
+			case s.facts.rows > 0 && (s.pnull[i] || s.facts.null):
 				// x IN (set with NULL) or NULL IN (non-empty set): unknown.
 			default:
 				valid[i] = true
@@ -624,10 +765,9 @@ func (s *hashJoinStream) finishProbe() error {
 
 // emitUnmatchedBuild emits, for right and full joins, the build rows no
 // probe row matched, one batch per call.
-func (s *hashJoinStream) emitUnmatchedBuild() error {
+func (s *hashJoinStream) emitUnmatchedBuild(ctx context.Context) error {
 	if s.buildMatched == nil || s.tailDone {
-		s.finishedOutput = true
-		return nil
+		return s.endPass(ctx)
 	}
 	var bi []int32
 	for s.tailPos < s.nb && len(bi) < BatchSize {
@@ -681,11 +821,21 @@ func (s *hashJoinStream) Close() {
 	}
 	releaseBatches(s.pending)
 	s.pending = nil
+	releaseBatches(s.batches)
+	s.batches = nil
+	if s.sub != nil {
+		s.sub.Close()
+		s.sub = nil
+	}
+	s.closeSpill()
 	releaseArrays(s.buildCols)
 	s.buildCols = nil
 	s.ihead, s.shead, s.next = nil, nil, nil
-	s.tc.Memory.Release(s.reserved)
-	s.reserved = 0
+	if s.shared {
+		s.res.Resize(0)
+	} else {
+		s.res.Free()
+	}
 	s.finishedOutput = true
 	s.built = true
 }

@@ -169,7 +169,9 @@ func TestHashJoinEarlyCloseAndBudget(t *testing.T) {
 	if tc.Memory.Used() != 0 {
 		t.Fatalf("budget held after close: %d", tc.Memory.Used())
 	}
-	tc.Memory = NewMemoryBudget(10)
+	// A new task: its operators' reservations come from the task's quota
+	// of the budget it started with.
+	tc = &TaskContext{Alloc: alloc, Memory: NewMemoryBudget(10), Parallelism: 1}
 	_, err = runWith(tc, hj(t, InnerJoin, buildRows(t), nil))
 	if !errors.Is(err, ErrResourcesExhausted) {
 		t.Fatalf("want ErrResourcesExhausted, got %v", err)
