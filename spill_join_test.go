@@ -1,0 +1,72 @@
+package fsql_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fsql-dev/fsql"
+	"github.com/fsql-dev/fsql/internal/answers"
+)
+
+// TPC-DS statements whose hash joins spill give the golden answers. The
+// budget is divided by task slot: with 64 slots each task's quota is
+// 1/64 of it, and a join's build side is held to its share of that,
+// while the unspillable buffers (aggregates, the shuffle) still find
+// room in the whole budget.
+func TestSpillJoinTPCDS(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates TPC-DS data")
+	}
+	noLeaks(t)
+	dir := tpcdsData(t)
+	tmp := t.TempDir()
+	set := []string{"execution.memory.query-budget=256mb", "taskmanager.numberOfTaskSlots=64", "io.tmp.dirs=" + tmp,
+		"execution.batch.adaptive.auto-parallelism.enabled=false", "parallelism.default=3"}
+	for _, q := range []string{"q64", "q78"} {
+		t.Run(q, func(t *testing.T) {
+			want := readAnswerMaybeEmpty(t, q)
+			got := queryAnswer(t, dir, q, set...)
+			if err := answers.Compare(want, got); err != nil {
+				t.Fatal(err)
+			}
+			plan := tpcdsExplain(t, dir, q, set...)
+			spilled := 0
+			for _, line := range strings.Split(plan, "\n") {
+				if strings.Contains(line, "HashJoin(") && strings.Contains(line, "spilled=") && strings.Contains(line, "spill_passes=") {
+					spilled++
+				}
+			}
+			if spilled == 0 {
+				t.Fatalf("no hash join of %s spilled:\n%s", q, plan)
+			}
+			t.Logf("%s: %d hash joins spilled", q, spilled)
+			if left := spillFolders(t, tmp); len(left) != 0 {
+				t.Fatalf("%s left %v in io.tmp.dirs", q, left)
+			}
+		})
+	}
+}
+
+// tpcdsExplain runs EXPLAIN ANALYZE of TPC-DS query q under the settings
+// set and returns the plan text.
+func tpcdsExplain(t *testing.T, dir, q string, set ...string) string {
+	t.Helper()
+	text, err := os.ReadFile(filepath.Join("testdata", "tpcds", "queries", q+".sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := fsql.DefaultConfig()
+	for _, kv := range set {
+		k, v, _ := strings.Cut(kv, "=")
+		if err := cfg.Set(k, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eng, err := fsql.Open(dir, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return explainAnalyze(t, eng, strings.TrimSpace(string(text)))
+}
