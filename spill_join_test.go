@@ -34,7 +34,7 @@ func TestSpillJoinTPCDS(t *testing.T) {
 			plan := tpcdsExplain(t, dir, q, set...)
 			spilled := 0
 			for _, line := range strings.Split(plan, "\n") {
-				if strings.Contains(line, "HashJoin(") && strings.Contains(line, "spilled=") && strings.Contains(line, "spill_passes=") {
+				if strings.Contains(line, "HashJoin(") && strings.Contains(line, "reserved=") && strings.Contains(line, "spilled=") && strings.Contains(line, "spill_passes=") {
 					spilled++
 				}
 			}

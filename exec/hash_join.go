@@ -365,8 +365,17 @@ func (s *hashJoinStream) buildSide(ctx context.Context) error {
 		// NOT IN over a set holding NULL is never true.
 		s.finishedOutput = true
 	}
+	s.noteReserved()
 	s.res.Seal()
 	return nil
+}
+
+// noteReserved records what the reservation holds for EXPLAIN ANALYZE;
+// it is called where the reservation stops growing (the table is built).
+func (s *hashJoinStream) noteReserved() {
+	if s.tc.Op != nil {
+		s.tc.Op.NoteReserved(s.res.Size())
+	}
 }
 
 // index concatenates the buffered build batches and builds the hash

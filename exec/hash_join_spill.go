@@ -530,6 +530,7 @@ func (s *hashJoinStream) buildChunk(ctx context.Context) error {
 	if err := s.index(); err != nil {
 		return err
 	}
+	s.noteReserved()
 	s.res.Seal()
 	if c.chunks > 1 {
 		s.tc.notePasses(s.level + c.chunks - 1)

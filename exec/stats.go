@@ -22,6 +22,20 @@ type OperatorStats struct {
 	Scan ScanStats
 	// Spill is what the operator wrote to disk past its memory share.
 	Spill SpillStats
+	// Reserved is the most memory one task of the operator held reserved
+	// at once (a hash join's build rows and table): what a budget must
+	// give it to run without spilling.
+	Reserved atomic.Int64
+}
+
+// NoteReserved raises Reserved to n.
+func (o *OperatorStats) NoteReserved(n int64) {
+	for {
+		p := o.Reserved.Load()
+		if n <= p || o.Reserved.CompareAndSwap(p, n) {
+			return
+		}
+	}
 }
 
 // SpillStats are what an operator spilled, summed over its tasks.
@@ -188,6 +202,7 @@ func (s *OperatorStats) add(o *OperatorStats) {
 	s.Nanos.Add(o.Nanos.Load())
 	s.Scan.add(&o.Scan)
 	s.Spill.add(&o.Spill)
+	s.NoteReserved(o.Reserved.Load())
 }
 
 func (s *SpillStats) add(o *SpillStats) {

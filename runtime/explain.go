@@ -376,6 +376,9 @@ func explainNode(sb *strings.Builder, g *JobGraph, n exec.Node, depth int, stats
 			}
 			fmt.Fprintf(sb, " row_groups=%d/%d", sc.RowGroupsKept.Load(), sc.RowGroupsTotal.Load())
 		}
+		if n := st.Reserved.Load(); n > 0 {
+			fmt.Fprintf(sb, " reserved=%s", policy.FormatBytes(n))
+		}
 		if sp := &st.Spill; sp.Files.Load() > 0 {
 			fmt.Fprintf(sb, " spilled=%s spill_rows=%d spill_files=%d spill_passes=%d",
 				policy.FormatBytes(sp.Bytes.Load()), sp.Rows.Load(), sp.Files.Load(), sp.Passes.Load())
