@@ -125,6 +125,19 @@ func TestPathTablesSQL(t *testing.T) {
 		{"select count(*), sum(id) from conflict", []string{"2\t3"}},
 		// A nested column fails only the queries reading it; UINT_32 reads as BIGINT.
 		{"select id, u + 1 from nested", []string{"1\t4294967296"}},
+		// A column REQUIRED in every file is NOT NULL; one OPTIONAL or
+		// missing from a file, a CSV column and a partition column are not.
+		{"describe `files/one.parquet`", []string{"id\tint\tNO\t(empty)\tNULL\t(empty)", "qty\tbigint\tYES\t(empty)\tNULL\t(empty)"}},
+		{"describe `events/**/*.parquet`", []string{"id\tint\tNO\t(empty)\tNULL\t(empty)", "qty\tbigint\tYES\t(empty)\tNULL\t(empty)",
+			"year\tint\tYES\tPART\tNULL\t(empty)", "month\tint\tYES\tPART\tNULL\t(empty)"}},
+		{"describe exports", []string{"name\tlongtext\tYES\t(empty)\tNULL\t(empty)", "id\tbigint\tYES\t(empty)\tNULL\t(empty)",
+			"joined\tdate\tYES\t(empty)\tNULL\t(empty)", "score\tdecimal(38,2)\tYES\t(empty)\tNULL\t(empty)"}},
+		{"show create table evolved", []string{"evolved\tCREATE TABLE `evolved` (`id` bigint NOT NULL, `price` decimal(10,3) NOT NULL, `note` longtext)"}},
+		// NOT NULL columns still meet NULLs: outer joins, UNION, ROLLUP.
+		{"select f.id, e.id from `files/one.parquet` f left join evolved e on e.id = f.id + 1 order by f.id", []string{"1\t2", "2\t3", "3\tNULL"}},
+		{"select count(*) from `files/one.parquet` f left join evolved e on e.id = f.id + 5 where e.id is null", []string{"3"}},
+		{"select id from evolved where id = 3 union all select null order by 1", []string{"NULL", "3"}},
+		{"select id, count(*) from evolved group by id with rollup order by id", []string{"NULL\t3", "1\t1", "2\t1", "3\t1"}},
 	} {
 		_, rows, err := query(eng, tc.sql)
 		if err != nil {

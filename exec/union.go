@@ -16,8 +16,26 @@ type UnionAll struct {
 	Inputs []Node
 }
 
-// Schema implements Node.
-func (u *UnionAll) Schema() *arrow.Schema { return u.Inputs[0].Schema() }
+// Schema implements Node: the first input's names and types; a column is
+// nullable when it is in any input (a NOT NULL column of one table may
+// meet the NULLs of another).
+func (u *UnionAll) Schema() *arrow.Schema {
+	first := u.Inputs[0].Schema()
+	fs := first.Fields()
+	changed := false
+	for _, in := range u.Inputs[1:] {
+		for i, f := range in.Schema().Fields() {
+			if i < len(fs) && f.Nullable && !fs[i].Nullable {
+				fs[i].Nullable, changed = true, true
+			}
+		}
+	}
+	if !changed {
+		return first
+	}
+	md := first.Metadata()
+	return arrow.NewSchema(fs, &md)
+}
 
 // Children implements Node.
 func (u *UnionAll) Children() []Node { return u.Inputs }

@@ -483,7 +483,7 @@ func (c *Catalog) assembleTable(ctx context.Context, name, dir, key string, raws
 	}
 	fields := make([]arrow.Field, 0, len(cols)+len(keys))
 	for _, col := range cols {
-		fields = append(fields, arrow.Field{Name: col.name, Type: col.typ, Nullable: true})
+		fields = append(fields, arrow.Field{Name: col.name, Type: col.typ, Nullable: !col.required})
 	}
 	for i, k := range keys {
 		for _, f := range fields {

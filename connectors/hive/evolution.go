@@ -42,6 +42,9 @@ type tableColumn struct {
 	err error
 	// file and parquet say where the column's type comes from, for messages.
 	file, parquet string
+	// required: every file of the table has the column, as a Parquet
+	// REQUIRED column, so it holds no NULL (SHOW COLUMNS says NOT NULL).
+	required bool
 }
 
 // unionColumns decides the file columns of a table from the columns of its
@@ -51,18 +54,20 @@ type tableColumn struct {
 func unionColumns(table string, files []*File) ([]tableColumn, [][]int) {
 	var cols []tableColumn
 	byName := map[string]int{}
-	for _, f := range files {
+	for fi, f := range files {
 		seen := make(map[int]string, len(f.cols))
 		for _, ci := range f.cols {
 			key := strings.ToLower(ci.name)
 			j, ok := byName[key]
 			if !ok {
 				byName[key] = len(cols)
-				cols = append(cols, tableColumn{name: ci.name, typ: ci.arrow, err: ci.unreadable, file: f.Path, parquet: ci.parquet})
+				cols = append(cols, tableColumn{name: ci.name, typ: ci.arrow, err: ci.unreadable, file: f.Path, parquet: ci.parquet,
+					required: fi == 0 && !ci.optional && ci.unreadable == nil}) // earlier files lack it
 				seen[len(cols)-1] = ci.name
 				continue
 			}
 			c := &cols[j]
+			c.required = c.required && !ci.optional
 			if other, dup := seen[j]; dup {
 				if c.err == nil {
 					c.err = fmt.Errorf("%w: table %s: %s has two columns named %s and %s; column names are case-insensitive in SQL",
@@ -85,6 +90,14 @@ func unionColumns(table string, files []*File) ([]tableColumn, [][]int) {
 			}
 			c.typ = w
 		}
+		for j := range cols {
+			if _, ok := seen[j]; !ok {
+				cols[j].required = false // the file lacks it: NULL there
+			}
+		}
+	}
+	for j := range cols {
+		cols[j].required = cols[j].required && cols[j].err == nil
 	}
 	return cols, indexColumns(cols, files, true)
 }

@@ -2,6 +2,7 @@ package hive
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -98,6 +99,15 @@ func TestSchemaEvolution(t *testing.T) {
 	want := "b_id BIGINT|c_price DECIMAL(10,3)|d_ratio DOUBLE|e_qty DECIMAL(11,1)|a_note VARCHAR"
 	if strings.Join(got, "|") != want {
 		t.Fatalf("schema %s, want %s", strings.Join(got, "|"), want)
+	}
+	// NOT NULL only where every file has the column as REQUIRED: id and
+	// qty; price is OPTIONAL in a, ratio missing from c, note from a and c.
+	var nullable []string
+	for _, f := range tb.Schema.Fields() {
+		nullable = append(nullable, fmt.Sprint(f.Nullable))
+	}
+	if got, want := strings.Join(nullable, ","), "false,true,true,false,true"; got != want {
+		t.Errorf("nullable %s, want %s", got, want)
 	}
 	rows, err := scanStrings(t, tb, "b_id", "c_price", "d_ratio", "e_qty", "a_note")
 	if err != nil {

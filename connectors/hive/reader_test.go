@@ -113,8 +113,12 @@ func TestFlatTable(t *testing.T) {
 		t.Fatalf("schema %v, partitions %d", tb.Schema, len(tb.Partitions))
 	}
 	for i, f := range tb.Schema.Fields() {
-		if f.Type.String() != wantTypes[i] || !f.Nullable {
+		if f.Type.String() != wantTypes[i] {
 			t.Errorf("column %s: type %s, want %s", f.Name, f.Type, wantTypes[i])
+		}
+		// A REQUIRED column is NOT NULL, an OPTIONAL one nullable.
+		if f.Nullable != flatGroup[f.Name].Optional() {
+			t.Errorf("column %s: nullable %v, want %v", f.Name, f.Nullable, flatGroup[f.Name].Optional())
 		}
 	}
 	if tb.NumRows() != n || tb.NumBytes() <= 0 {
