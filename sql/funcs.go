@@ -81,7 +81,6 @@ func init() {
 		// strings
 		"substr": {"substr", "substring", "mid"}, "concat": {"concat"}, "concat_ws": {"concat_ws"},
 		"upper": {"upper", "ucase"}, "lower": {"lower", "lcase"},
-		"trim": {"trim"}, "ltrim": {"ltrim"}, "rtrim": {"rtrim"},
 		"length": {"length", "octet_length"}, "char_length": {"char_length", "character_length"},
 		"replace": {"replace"}, "lpad": {"lpad"}, "rpad": {"rpad"}, "left": {"left"}, "right": {"right"},
 		"locate": {"locate"}, "instr": {"instr"}, "position": {"position"}, "reverse": {"reverse"},
@@ -116,6 +115,9 @@ func init() {
 	for _, n := range []string{"now", "current_timestamp", "localtime", "localtimestamp", "utc_timestamp",
 		"curdate", "current_date", "utc_date"} {
 		builtins[n] = special((*Binder).bindNow)
+	}
+	for _, n := range []string{"trim", "ltrim", "rtrim"} {
+		builtins[n] = special((*Binder).bindTrim)
 	}
 	builtins["unix_timestamp"] = special((*Binder).bindUnixTimestamp)
 	builtins["extract"] = special((*Binder).bindExtract)
@@ -218,9 +220,6 @@ func (b *Binder) bindArgs(ns []ast.ExprNode, c *exprCtx) ([]expr.Expr, error) {
 
 // callAt binds fn like call, naming the SQL text of x in an error.
 func (b *Binder) callAt(x ast.Node, fn string, args ...expr.Expr) (expr.Expr, error) {
-	if (fn == "trim" || fn == "ltrim" || fn == "rtrim") && len(args) != 1 {
-		return nil, fmt.Errorf("%w: TRIM with a remove string in %s", exec.ErrNotImplemented, restore(x))
-	}
 	e, err := expr.NewCall(fn, args...)
 	if err != nil {
 		return nil, exprError(err, restore(x))
@@ -234,6 +233,41 @@ func (b *Binder) callAt(x ast.Node, fn string, args ...expr.Expr) (expr.Expr, er
 // error.
 func exprError(err error, where string) error {
 	return errs.Wrap(errs.Semantic, "%w in %s", err, where)
+}
+
+// bindTrim binds TRIM([[BOTH | LEADING | TRAILING] [x] FROM] s), which
+// the parser gives as trim(s[, x[, direction]]) (x ' ' when only the
+// direction is written), and LTRIM(s), RTRIM(s), which take one argument
+// in MySQL. A direction picks the expression function: LEADING is ltrim,
+// TRAILING rtrim, BOTH trim, each removing x (expr.bindTrim).
+func (b *Binder) bindTrim(name string, x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
+	args := x.Args
+	fn := name
+	if name == "trim" && len(args) == 3 {
+		d, ok := args[2].(*ast.TrimDirectionExpr)
+		if !ok {
+			return nil, b.errAt(x, errs.ErWrongArguments, "the direction of %s is not BOTH, LEADING or TRAILING", restore(x))
+		}
+		switch d.Direction {
+		case ast.TrimLeading:
+			fn = "ltrim"
+		case ast.TrimTrailing:
+			fn = "rtrim"
+		}
+		args = args[:2]
+	}
+	most := 1
+	if name == "trim" {
+		most = 2
+	}
+	if len(args) < 1 || len(args) > most {
+		return nil, b.errAt(x, errs.ErWrongParamcountToNativeFct, "%s takes one argument, got %d in %s", strings.ToUpper(name), len(x.Args), restore(x))
+	}
+	bound, err := b.bindArgs(args, c)
+	if err != nil {
+		return nil, err
+	}
+	return b.callAt(x, fn, bound...)
 }
 
 // bindDateArith binds date_add/adddate/date_sub/subdate (and
@@ -497,6 +531,9 @@ func (b *Binder) bindAggCall(n *ast.AggregateFuncExpr, from *exprCtx) (planner.A
 	if n.Order != nil {
 		return call, b.errAt(n, errs.ErParseError, "ORDER BY inside %s (only GROUP_CONCAT orders its values)", restore(n))
 	}
+	if fn == "count" && n.Distinct && len(n.Args) > 1 {
+		return b.bindCountDistinct(n, from, call)
+	}
 	if len(n.Args) != 1 {
 		return planner.AggCall{}, fmt.Errorf("%w: %s with %d arguments", exec.ErrNotImplemented, n.F, len(n.Args))
 	}
@@ -521,6 +558,29 @@ func (b *Binder) bindAggCall(n *ast.AggregateFuncExpr, from *exprCtx) (planner.A
 		return call, exprError(err, restore(n))
 	}
 	call.Type = t
+	return call, nil
+}
+
+// bindCountDistinct binds COUNT(DISTINCT a, b, ...): the number of
+// distinct combinations with no NULL among them (MySQL's rule), as COUNT
+// DISTINCT of one key made of all the values (expr.NewDistinctKey).
+func (b *Binder) bindCountDistinct(n *ast.AggregateFuncExpr, from *exprCtx, call planner.AggCall) (planner.AggCall, error) {
+	values := make([]expr.Expr, len(n.Args))
+	for i, a := range n.Args {
+		if hasAgg(a) {
+			return call, b.errAt(a, errs.ErInvalidGroupFuncUse, "aggregate %s nested in another aggregate", restore(a))
+		}
+		v, err := b.bindValue(a, from)
+		if err != nil {
+			return call, err
+		}
+		values[i] = v
+	}
+	key, err := expr.NewDistinctKey(values...)
+	if err != nil {
+		return call, exprError(err, restore(n))
+	}
+	call.Arg, call.Type = key, arrow.PrimitiveTypes.Int64
 	return call, nil
 }
 

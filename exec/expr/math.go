@@ -27,19 +27,23 @@ func bindRound(fn string, args []Expr) (Expr, error) {
 	d := int64(0)
 	conv := []Expr{x}
 	if len(args) == 2 {
-		lit, ok := args[1].(*Literal)
-		if !ok || !(isInt(lit.Type) || isNullType(lit.Type)) {
+		// A constant, folded: ROUND(15, -1) has the expression -1.
+		if dt := args[1].DataType(); !isInt(dt) && !isNullType(dt) {
 			return nil, argErr(fn, args, "the number of digits must be an integer constant")
 		}
-		l, err := castLiteral(lit, tInt64)
+		k, err := coerce(args[1], tInt64)
 		if err != nil {
 			return nil, err
 		}
-		if l.Value == nil {
+		v, ok := constValue(k)
+		if !ok {
+			return nil, argErr(fn, args, "the number of digits must be an integer constant")
+		}
+		if v == nil {
 			return Null(x.DataType()), nil
 		}
-		d = l.Value.(int64)
-		conv = append(conv, l)
+		d = v.(int64)
+		conv = append(conv, NewLiteral(d, tInt64))
 	}
 	t := x.DataType()
 	switch {
@@ -48,24 +52,23 @@ func bindRound(fn string, args []Expr) (Expr, error) {
 	case isFloat(t):
 		x, _ = coerce(x, tFloat64)
 		conv[0] = x
-		p := math.Pow(10, float64(d))
 		return newCall(fn, tFloat64, arrayKernel(func(ctx *Context, args []arrow.Array, n int) (arrow.Array, error) {
-			return mapFixed(ctx, args[0], tFloat64, func(v float64) float64 {
-				if d == 0 {
-					return math.Round(v)
-				}
-				r := math.Round(v*p) / p
-				if math.IsInf(r, 0) || math.IsNaN(r) {
-					return v
-				}
-				return r
-			}), nil
+			return mapFixed(ctx, args[0], tFloat64, func(v float64) float64 { return roundFloat(v, d) }), nil
 		}), conv...), nil
 	case isDecimal(t):
+		// MySQL's result has d digits after the point (0 to 30), padding
+		// with zeros (ROUND(1.5, 2) is 1.50), and one more integer digit
+		// when digits are dropped (the carry of 9.95 to 10.0); here the
+		// integer digits must still fit in 38.
 		dt := t.(*arrow.Decimal128Type)
 		s := dt.Scale
-		ns := int32(max(0, min(int64(s), d)))
-		rt := decType(min(dt.Precision-s+ns+1, maxDecimalPrecision), ns)
+		ints := dt.Precision - s
+		ns := int32(max(0, min(d, 30, int64(maxDecimalPrecision-ints))))
+		prec := ints + ns
+		if ns < s {
+			prec++
+		}
+		rt := decType(max(1, min(prec, maxDecimalPrecision)), ns)
 		return newCall(fn, rt, arrayKernel(func(ctx *Context, args []arrow.Array, n int) (arrow.Array, error) {
 			return decRoundArray(ctx, args[0], s, ns, d, rt)
 		}), conv...), nil
@@ -96,6 +99,25 @@ func bindRound(fn string, args []Expr) (Expr, error) {
 			return q * p
 		}), nil
 	}), conv...), nil
+}
+
+// roundFloat is MySQL's my_double_round: v·10^d rounded half to even (the C
+// library's rint, so ROUND(2.5E0) is 2), or v/10^-d for negative d; v
+// itself where 10^d overflows, 0 where 10^-d does.
+func roundFloat(v float64, d int64) float64 {
+	if d < 0 {
+		p := math.Pow10(int(min(-d, 400)))
+		if math.IsInf(p, 0) {
+			return 0
+		}
+		return math.RoundToEven(v/p) * p
+	}
+	p := math.Pow10(int(min(d, 400)))
+	m := v * p
+	if math.IsInf(p, 0) || math.IsInf(m, 0) {
+		return v
+	}
+	return math.RoundToEven(m) / p
 }
 
 func decRoundArray(ctx *Context, a arrow.Array, s, ns int32, d int64, rt arrow.DataType) (arrow.Array, error) {

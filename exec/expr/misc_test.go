@@ -75,16 +75,18 @@ func TestRound(t *testing.T) {
 		e    Expr
 		want string
 	}{
-		{call(t, "round", f64(2.5)), "3"},
-		{call(t, "round", f64(-2.5)), "-3"},
-		{call(t, "round", f64(0.5)), "1"},
+		{call(t, "round", f64(2.5)), "2"}, // a DOUBLE rounds half to even (MySQL: the C library's rint)
+		{call(t, "round", f64(-2.5)), "-2"},
+		{call(t, "round", f64(0.5)), "0"},
+		{call(t, "round", f64(3.5)), "4"},
 		{call(t, "round", f64(1.2345), i64(2)), "1.23"},
 		{call(t, "round", dec("2.5", 2, 1)), "3"},
 		{call(t, "round", dec("-2.5", 2, 1)), "-3"},
 		{call(t, "round", dec("1.005", 4, 3), i64(2)), "1.01"},
 		{call(t, "round", dec("-1.005", 4, 3), i64(2)), "-1.01"},
-		{call(t, "round", dec("1.005", 4, 3), i64(5)), "1.005"},
+		{call(t, "round", dec("1.005", 4, 3), i64(5)), "1.00500"}, // padded to d digits, as MySQL
 		{call(t, "round", dec("155.5", 4, 1), i64(-1)), "160"},
+		{call(t, "round", i64(15), call(t, "-", i64(0), i64(1))), "20"}, // a constant expression of digits
 		{call(t, "round", i64(155), i64(-1)), "160"},
 		{call(t, "round", i64(-155), i64(-1)), "-160"},
 		{call(t, "round", i64(7)), "7"},

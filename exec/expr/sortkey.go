@@ -49,7 +49,51 @@ func NewGroupConcatArg(sep string, distinct bool, values []Expr, order []Expr, d
 	return NewCall("group_concat_arg", args...)
 }
 
-var sortKeyBinders = map[string]binder{"group_concat_arg": bindGroupConcatArg}
+var sortKeyBinders = map[string]binder{"group_concat_arg": bindGroupConcatArg, "distinct_key": bindDistinctKey}
+
+// NewDistinctKey is the argument of COUNT(DISTINCT a, b, ...): one binary
+// value per row that is equal for two rows exactly when every argument
+// is (the arguments' sort keys, so a collation's equal strings agree),
+// and NULL when any argument is NULL, which COUNT skips as MySQL does.
+func NewDistinctKey(args ...Expr) (Expr, error) { return NewCall("distinct_key", args...) }
+
+func bindDistinctKey(fn string, args []Expr) (Expr, error) {
+	if err := arity(fn, args, 1, -1); err != nil {
+		return nil, err
+	}
+	for _, a := range args {
+		if _, err := keyEncoderFor(a.DataType()); err != nil {
+			return nil, argCause("count", args, "DISTINCT ", err)
+		}
+	}
+	return newCall(fn, tBinary, arrayKernel(func(ctx *Context, args []arrow.Array, n int) (arrow.Array, error) {
+		encs := make([]keyEncoder, len(args))
+		for k, a := range args {
+			enc, err := keyEncoderFor(a.DataType())
+			if err != nil {
+				return nil, err
+			}
+			encs[k] = enc
+		}
+		b := array.NewBinaryBuilder(ctx.Alloc, arrow.BinaryTypes.Binary)
+		defer b.Release()
+		b.Reserve(n)
+		var key []byte
+	rows:
+		for i := 0; i < n; i++ {
+			key = key[:0]
+			for k, a := range args {
+				if IsNull(a, i) {
+					b.AppendNull()
+					continue rows
+				}
+				key = encs[k](key, a, i)
+			}
+			b.Append(key)
+		}
+		return b.NewArray(), nil
+	}), args...), nil
+}
 
 func bindGroupConcatArg(fn string, args []Expr) (Expr, error) {
 	if len(args) < 3 {

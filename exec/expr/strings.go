@@ -11,11 +11,13 @@ import (
 
 // String functions. Positions and CHAR_LENGTH count characters (UTF-8
 // runes); LENGTH counts bytes, as in MySQL. Arguments of other types are
-// converted to strings. TRIM removes spaces only.
+// converted to strings. TRIM, LTRIM and RTRIM remove spaces, or with a
+// second argument every repetition of that string (the forms of
+// TRIM([BOTH|LEADING|TRAILING] x FROM s)).
 var stringBinders = map[string]binder{
 	"substr": bindSubstr, "substring": bindSubstr, "concat": bindConcat,
 	"upper": bindStrMap, "ucase": bindStrMap, "lower": bindStrMap, "lcase": bindStrMap,
-	"trim": bindStrMap, "ltrim": bindStrMap, "rtrim": bindStrMap,
+	"trim": bindTrim, "ltrim": bindTrim, "rtrim": bindTrim,
 	"length": bindStrLen, "octet_length": bindStrLen, "char_length": bindStrLen,
 	"character_length": bindStrLen,
 }
@@ -48,16 +50,59 @@ func bindStrMap(fn string, args []Expr) (Expr, error) {
 		fn, f = "upper", strings.ToUpper
 	case "lower", "lcase":
 		fn, f = "lower", strings.ToLower
-	case "trim":
-		f = func(s string) string { return strings.Trim(s, " ") }
-	case "ltrim":
-		f = func(s string) string { return strings.TrimLeft(s, " ") }
-	case "rtrim":
-		f = func(s string) string { return strings.TrimRight(s, " ") }
 	}
 	return newCall(fn, tString, arrayKernel(func(ctx *Context, args []arrow.Array, n int) (arrow.Array, error) {
 		return mapStrings(ctx, args[0].(*array.String), f), nil
 	}), a), nil
+}
+
+// bindTrim binds trim/ltrim/rtrim(s) (spaces) and (s, x): MySQL removes x
+// as a whole string, repeatedly, from the start (ltrim, trim) and then
+// the end (rtrim, trim); an empty x removes nothing; NULL in, NULL out.
+func bindTrim(fn string, args []Expr) (Expr, error) {
+	if err := arity(fn, args, 1, 2); err != nil {
+		return nil, err
+	}
+	conv := make([]Expr, len(args))
+	for i, a := range args {
+		c, err := stringArg(fn, args, a)
+		if err != nil {
+			return nil, err
+		}
+		conv[i] = c
+	}
+	lead, trail := fn != "rtrim", fn != "ltrim"
+	return newCall(fn, tString, arrayKernel(func(ctx *Context, args []arrow.Array, n int) (arrow.Array, error) {
+		s := args[0].(*array.String)
+		var x *array.String
+		if len(args) == 2 {
+			x = args[1].(*array.String)
+		}
+		b := array.NewStringBuilder(ctx.Alloc)
+		defer b.Release()
+		b.Reserve(n)
+		b.ReserveData(len(s.ValueBytes()))
+		for i := 0; i < n; i++ {
+			if s.IsNull(i) || (x != nil && x.IsNull(i)) {
+				b.AppendNull()
+				continue
+			}
+			v, r := s.Value(i), " "
+			if x != nil {
+				r = x.Value(i)
+			}
+			if r != "" {
+				for lead && strings.HasPrefix(v, r) {
+					v = v[len(r):]
+				}
+				for trail && strings.HasSuffix(v, r) {
+					v = v[:len(v)-len(r)]
+				}
+			}
+			b.Append(v)
+		}
+		return b.NewArray(), nil
+	}), conv...), nil
 }
 
 func mapStrings(ctx *Context, s *array.String, f func(string) string) arrow.Array {
