@@ -164,27 +164,7 @@ func (e *Engine) query(ctx context.Context, sess *Session, res resources, query 
 		return nil, err
 	}
 	if st.Analyze {
-		var rows int64
-		for {
-			b, err := run.Next(ctx)
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				run.Close()
-				return nil, err
-			}
-			rows += b.NumRows()
-			b.Release()
-		}
-		run.Close()
-		text := run.Graph().Explain(stats)
-		text += fmt.Sprintf("\nresult: %d rows; memory peak %d bytes of a %d-byte budget", rows, mem.Peak(), mem.Limit())
-		if sp := run.Spill(); sp.Files > 0 {
-			text += fmt.Sprintf("; spilled %d bytes in %d files (%d rows)", sp.Bytes, sp.Files, sp.Rows)
-		}
-		text += "\n"
-		return e.textRows(ctx, text), nil
+		return e.analyzeRows(ctx, run, stats, mem), nil
 	}
 	r := &Rows{schema: renamed(run.Schema(), st.Names), next: run.Next, close: run.Close, ctx: ctx, run: run}
 	r.stats = stats
@@ -352,8 +332,52 @@ func (e *Engine) emptyRows(ctx context.Context) *Rows {
 }
 
 // textRows returns text as a one-column result, one row per line.
+// analyzeRows is the result of EXPLAIN ANALYZE: the first Next runs the
+// query to its end, discarding its rows, and returns the plan with what
+// each operator did. The query runs while the caller reads, not inside
+// Query, so Rows.Progress follows it (the prompt's progress bar) and
+// cancelling ctx or closing the rows stops it.
+func (e *Engine) analyzeRows(ctx context.Context, run *runtime.Execution, stats *exec.QueryStats, mem *exec.MemoryBudget) *Rows {
+	var text *Rows
+	r := &Rows{schema: planSchema, ctx: ctx, stats: stats, progress: run.Progress, run: run}
+	r.next = func(ctx context.Context) (arrow.RecordBatch, error) {
+		if text == nil {
+			var rows int64
+			for {
+				b, err := run.Next(ctx)
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					return nil, err
+				}
+				rows += b.NumRows()
+				b.Release()
+			}
+			run.Close()
+			out := run.Graph().Explain(stats)
+			out += fmt.Sprintf("\nresult: %d rows; memory peak %d bytes of a %d-byte budget", rows, mem.Peak(), mem.Limit())
+			if sp := run.Spill(); sp.Files > 0 {
+				out += fmt.Sprintf("; spilled %d bytes in %d files (%d rows)", sp.Bytes, sp.Files, sp.Rows)
+			}
+			text = e.textRows(ctx, out+"\n")
+		}
+		return text.next(ctx)
+	}
+	r.close = func() {
+		run.Close()
+		if text != nil {
+			text.close()
+		}
+	}
+	return r
+}
+
+// planSchema is the one column of EXPLAIN's result.
+var planSchema = arrow.NewSchema([]arrow.Field{{Name: "plan", Type: arrow.BinaryTypes.String}}, nil)
+
 func (e *Engine) textRows(ctx context.Context, text string) *Rows {
-	schema := arrow.NewSchema([]arrow.Field{{Name: "plan", Type: arrow.BinaryTypes.String}}, nil)
+	schema := planSchema
 	bld := array.NewStringBuilder(e.alloc)
 	for _, line := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
 		bld.Append(line)

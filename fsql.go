@@ -105,9 +105,10 @@ type Progress struct {
 }
 
 // Progress reports how far the query got. It may be called from any
-// goroutine while another reads the rows, and after Close. A result that
-// was complete when Query returned (EXPLAIN, EXPLAIN ANALYZE) reports
-// zero stages.
+// goroutine while another reads the rows, and after Close. EXPLAIN
+// ANALYZE runs its query in its first Next and reports that run; a
+// result that was complete when Query returned (EXPLAIN) reports zero
+// stages.
 func (r *Rows) Progress() Progress {
 	p := Progress{BytesRead: r.BytesRead()}
 	if r.progress == nil {

@@ -42,7 +42,8 @@ func TestTablesAndColumns(t *testing.T) {
 }
 
 // Progress counts every stage and task once the rows are drained, and a
-// complete answer has Fraction 1; an EXPLAIN result has no stages.
+// complete answer has Fraction 1 (EXPLAIN ANALYZE too); an EXPLAIN result
+// has no stages.
 func TestRowsProgress(t *testing.T) {
 	dir := robustDir(t)
 	eng := checkedEngine(t, dir, 2, nil)
@@ -60,6 +61,24 @@ func TestRowsProgress(t *testing.T) {
 	if p.StagesTotal < 2 || p.StagesDone != p.StagesTotal || p.TasksTotal == 0 || p.TasksDone != p.TasksTotal ||
 		p.Fraction != 1 || p.BytesRead == 0 {
 		t.Errorf("progress after the end %+v", p)
+	}
+	// EXPLAIN ANALYZE runs its query while its rows are read, so its
+	// progress is that run's.
+	analyzed, err := eng.Query(context.Background(), "explain analyze select s, count(*) from big group by s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := analyzed.Progress(); p.Fraction == 1 {
+		t.Errorf("EXPLAIN ANALYZE finished before its rows were read: %+v", p)
+	}
+	for analyzed.Next() {
+	}
+	if err := analyzed.Err(); err != nil {
+		t.Fatal(err)
+	}
+	analyzed.Close()
+	if p := analyzed.Progress(); p.StagesTotal < 2 || p.StagesDone != p.StagesTotal || p.Fraction != 1 || p.BytesRead == 0 {
+		t.Errorf("EXPLAIN ANALYZE progress after the end %+v", p)
 	}
 	plan, err := eng.Query(context.Background(), "explain select count(*) from big")
 	if err != nil {

@@ -298,6 +298,15 @@ func TestPromptCtrlCAndProgress(t *testing.T) {
 	term.send(ctrlC)
 	term.expect("fsql: cancelled")
 	term.expect(prompt)
+	// EXPLAIN ANALYZE shows the progress of the query it runs.
+	term.send("explain analyze " + slowQuery + ";\r")
+	bar = term.expect(" tasks, ")
+	if !strings.Contains(bar, "stage ") {
+		t.Errorf("EXPLAIN ANALYZE progress bar %q", bar)
+	}
+	term.send(ctrlC)
+	term.expect("fsql: cancelled")
+	term.expect(prompt)
 	term.send("select 3 as three;\r")
 	term.expect("three")
 	term.expect("(1 row)")
