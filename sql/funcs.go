@@ -104,6 +104,8 @@ func init() {
 		"datediff": {"datediff"}, "date_format": {"date_format"}, "str_to_date": {"str_to_date"},
 		"from_unixtime": {"from_unixtime"}, "date": {"date"}, "timestamp": {"timestamp"},
 		"to_days": {"to_days"}, "from_days": {"from_days"},
+		"time": {"time"}, "timediff": {"timediff"}, "addtime": {"addtime"}, "subtime": {"subtime"},
+		"time_to_sec": {"time_to_sec"}, "sec_to_time": {"sec_to_time"},
 	} {
 		for _, n := range names {
 			builtins[n] = plain(fn)

@@ -22,7 +22,7 @@ func init() {
 	for _, fam := range []map[string]binder{
 		arithBinders, compareBinders, logicBinders, condBinders, stringBinders,
 		dateBinders, dateFuncBinders, dateFmtBinders, mathBinders, mathFuncBinders,
-		strFuncBinders, greatestBinders, sortKeyBinders, temporalBinders, subqueryBinders,
+		strFuncBinders, greatestBinders, sortKeyBinders, temporalBinders, subqueryBinders, timeFuncBinders,
 	} {
 		for k, v := range fam {
 			binders[k] = v
