@@ -355,7 +355,7 @@ var configKeys = map[string]configKey{
 		get: func(c *Config) string { return strconv.FormatInt(c.Write.RowGroupRows, 10) },
 	},
 	"execution.spill.enabled": {
-		doc: "spill sort, top-N, window and shuffle buffers to io.tmp.dirs past the budget (false: fail instead)",
+		doc: "spill sort, top-N, window, hash aggregate and shuffle buffers to io.tmp.dirs past the budget (false: fail instead)",
 		set: func(c *Config, v string) error { return setBool(&c.Spill, v) },
 		get: func(c *Config) string { return strconv.FormatBool(c.Spill) },
 	},

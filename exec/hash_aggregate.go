@@ -153,7 +153,9 @@ func (a *HashAggregate) Open(tc *TaskContext, inputs []Stream) (Stream, error) {
 	for i, g := range a.GroupBy {
 		types[i] = g.DataType()
 	}
+	s.keyTypes = types
 	s.groups = newGroupTable(types)
+	s.spillable = true
 	col := len(a.GroupBy)
 	in := a.Child.Schema()
 	for _, f := range a.Aggs {
@@ -181,6 +183,13 @@ func (a *HashAggregate) Open(tc *TaskContext, inputs []Stream) (Stream, error) {
 			return nil, err
 		}
 		s.states = append(s.states, st)
+		s.stateTypes = append(s.stateTypes, t)
+		// DISTINCT sets and GROUP_CONCAT lists do not merge from
+		// spilled partial states (yet): such an aggregate keeps the
+		// budget's old rule and fails past it.
+		if f.Distinct || normAggFn(f.Fn) == "group_concat" {
+			s.spillable = false
+		}
 		if f.Distinct {
 			s.distinct = append(s.distinct, map[string]struct{}{})
 		} else {
@@ -195,6 +204,7 @@ func (a *HashAggregate) Open(tc *TaskContext, inputs []Stream) (Stream, error) {
 	for _, st := range s.states {
 		st.grow(s.groups.n)
 	}
+	s.res = tc.reservation("hash aggregate", s.spillable)
 	return s, nil
 }
 
@@ -231,13 +241,27 @@ type hashAggStream struct {
 	stateCols [][]int
 	distinct  []map[string]struct{}
 	distBytes int64
-	reserved  int64
+	res       *Reservation
 	gids      []int32
 	denc      keyEncoder
 	dkey      []byte
 
+	// Spilling (hash_aggregate_spill.go): the types to make fresh
+	// tables and states with, the current partition writers, the spilled
+	// partitions waiting to be merged, and whether the input ended.
+	keyTypes   []arrow.DataType
+	stateTypes []arrow.DataType
+	spillable  bool
+	parts      []*spillFile
+	partSchema *arrow.Schema
+	level      int
+	pending    []aggPartition
+	inputDone  bool
+	spilled    bool
+
 	built bool
 	out   []arrow.Array
+	outN  int
 	pos   int
 }
 
@@ -245,43 +269,88 @@ func (s *hashAggStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if !s.built {
-		if err := s.consume(ctx); err != nil {
+	for {
+		if s.out != nil && s.pos < s.outN {
+			start, end := s.pos, min(s.pos+BatchSize, s.outN)
+			cols := sliceArrays(s.out, start, end)
+			s.pos = end
+			return newBatch(s.schema, cols, end-start), nil
+		}
+		releaseArrays(s.out)
+		s.out, s.outN, s.pos = nil, 0, 0
+		if s.built {
+			return nil, io.EOF
+		}
+		if err := s.step(ctx); err != nil {
 			return nil, err
 		}
-		s.built = true
 	}
-	n := s.groups.n
-	if s.out == nil || s.pos >= n {
-		return nil, io.EOF
-	}
-	start, end := s.pos, min(s.pos+BatchSize, n)
-	cols := sliceArrays(s.out, start, end)
-	s.pos = end
-	return newBatch(s.schema, cols, end-start), nil
 }
 
-func (s *hashAggStream) consume(ctx context.Context) error {
+// step produces the next output: the whole result when nothing spilled;
+// else a partial aggregate's early flush, or one spilled partition merged.
+func (s *hashAggStream) step(ctx context.Context) error {
+	if !s.inputDone {
+		flushed, err := s.consume(ctx)
+		if err != nil || flushed {
+			return err
+		}
+		s.inputDone = true
+		if !s.spilled {
+			s.built = true
+			return s.finish()
+		}
+		// What is left in memory joins the partitions on disk.
+		if err := s.spillTable(); err != nil {
+			return err
+		}
+		if err := s.finishParts(); err != nil {
+			return err
+		}
+	}
+	if len(s.pending) == 0 {
+		s.built = true
+		return nil
+	}
+	return s.mergePartition(ctx)
+}
+
+// consume folds input in until it ends or, in partial mode, the table was
+// flushed early to make room (flushed: its groups are in s.out).
+func (s *hashAggStream) consume(ctx context.Context) (flushed bool, err error) {
 	for {
 		if err := ctx.Err(); err != nil {
-			return err
+			return false, err
 		}
 		b, err := s.in.Next(ctx)
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return err
+			return false, err
 		}
 		err = s.add(b)
 		b.Release()
+		if err == errAggOver {
+			if s.a.Mode == AggPartial {
+				// Partial groups are merged downstream: hand these out
+				// now and start an empty table.
+				s.tc.notePasses(1)
+				if err := s.finish(); err != nil {
+					return false, err
+				}
+				s.resetTable()
+				return true, nil
+			}
+			err = s.spillTable()
+		}
 		if err != nil {
-			return err
+			return false, err
 		}
 	}
 	s.in.Close()
 	s.in = nil
-	return s.finish()
+	return false, nil
 }
 
 // add folds one input batch in: group ids for the whole batch first, then
@@ -382,7 +451,9 @@ func (s *hashAggStream) firstSeen(i int, arg arrow.Array, gids []int32) (arrow.A
 }
 
 // reserve keeps the budget reservation ahead of the table's estimated
-// size, growing in steps so the shared counter is touched rarely.
+// size, growing in steps so the shared counter is touched rarely. Past
+// the aggregate's share it returns errAggOver: the caller flushes or
+// spills the table.
 func (s *hashAggStream) reserve() error {
 	need := s.groups.bytes() + int64(s.groups.n)*int64(24*len(s.states)) + s.distBytes
 	for _, st := range s.states {
@@ -390,15 +461,21 @@ func (s *hashAggStream) reserve() error {
 			need += sz.bytes()
 		}
 	}
-	if need <= s.reserved {
+	have := s.res.Size()
+	if need <= have {
 		return nil
 	}
-	step := max(need-s.reserved, need/4, 1<<20)
-	if err := s.tc.Memory.Reserve("hash aggregate", step); err != nil {
-		return err
+	err := s.res.Grow(max(need-have, need/4, 1<<20))
+	if err == nil {
+		return nil
 	}
-	s.reserved += step
-	return nil
+	if !s.res.Spillable() || !s.tc.canSpill(err) || len(s.keyTypes) == 0 {
+		return err // no GROUP BY: one group, nothing to split
+	}
+	if s.res.Grow(need-have) == nil {
+		return nil
+	}
+	return errAggOver
 }
 
 func (s *hashAggStream) finish() error {
@@ -439,7 +516,7 @@ func (s *hashAggStream) finish() error {
 			out[i] = c
 		}
 	}
-	s.out = out
+	s.out, s.outN, s.pos = out, n, 0
 	s.states = nil
 	s.distinct = nil
 	return nil
@@ -454,8 +531,17 @@ func (s *hashAggStream) Close() {
 	s.out = nil
 	s.pos = 0
 	s.groups = &groupTable{}
-	s.tc.Memory.Release(s.reserved)
-	s.reserved = 0
+	for _, w := range s.parts {
+		if w != nil {
+			w.abort()
+		}
+	}
+	s.parts = nil
+	for _, p := range s.pending {
+		p.file.Remove()
+	}
+	s.pending = nil
+	s.res.Free()
 }
 
 // groupTable assigns dense group ids to key tuples and remembers each
