@@ -1,7 +1,9 @@
 package exec
 
 import (
+	"context"
 	"errors"
+	"os"
 	"slices"
 	"testing"
 
@@ -81,4 +83,56 @@ func TestHashAggregateDistinctDoesNotSpill(t *testing.T) {
 	}
 	m.Close()
 	alloc.AssertSize(t, 0)
+}
+
+// An aggregate cancelled while it spills its input, or closed while it
+// hands out merged partitions, removes its files itself (before the
+// run's manager closes) and leaks no buffer or reservation.
+func TestHashAggregateSpillCancel(t *testing.T) {
+	for _, stop := range []string{"input", "output"} {
+		alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+		dir := t.TempDir()
+		m := spill.NewManager(spill.Config{Dirs: []string{dir}})
+		tc := &TaskContext{Alloc: alloc, Memory: NewMemoryBudget(512 << 10), Parallelism: 1, Spill: m}
+		in := &opSource{schema: sortSchema, rows: sortRows(40000, 9), per: 1000, t: t}
+		ctx, cancel := context.WithCancel(context.Background())
+		var child Node = in
+		if stop == "input" {
+			child = &cancelAfter{Node: in, after: 30, cancel: cancel}
+		}
+		a := &HashAggregate{Child: child, Mode: AggSingle, GroupBy: []expr.Expr{col(1, tStr), col(0, tInt64)}, GroupNames: []string{"s", "a"}, Aggs: spillAggFuncs()}
+		s, err := openTree(tc, a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := s.Next(ctx)
+		if stop == "input" {
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("want cancellation, got %v", err)
+			}
+		} else {
+			if err != nil {
+				t.Fatal(err)
+			}
+			b.Release()
+		}
+		if st := m.Stats(); st.Files == 0 {
+			t.Fatalf("stopped at the %s: the aggregate had not spilled", stop)
+		}
+		s.Close()
+		cancel()
+		for _, f := range m.Folders() {
+			ents, _ := os.ReadDir(f)
+			for _, e := range ents {
+				if e.Name() != "owner.lock" {
+					t.Fatalf("stopped at the %s: %s left behind", stop, e.Name())
+				}
+			}
+		}
+		if u := tc.Memory.Used(); u != 0 {
+			t.Fatalf("stopped at the %s: %d bytes still reserved", stop, u)
+		}
+		m.Close()
+		alloc.AssertSize(t, 0)
+	}
 }
