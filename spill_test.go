@@ -163,7 +163,7 @@ func TestSpillFoldersRemoved(t *testing.T) {
 // Hash aggregates past a tiny budget spill and give the in-memory
 // answers: every mergeable function (variance to 9 digits, as merged
 // float states may differ in the last one), NULL group keys, ROLLUP's
-// subtotals, an empty input; EXPLAIN ANALYZE shows what the aggregate
+// subtotals, an empty input, DISTINCT aggregates and GROUP_CONCAT; EXPLAIN ANALYZE shows what the aggregate
 // spilled; no file is left.
 func TestSpillHashAggregate(t *testing.T) {
 	noLeaks(t)
@@ -177,6 +177,9 @@ func TestSpillHashAggregate(t *testing.T) {
 		"select case when v % 7 = 0 then null else v % 30000 end g, s, count(*), sum(v) from big group by g, s",
 		"select k, s, count(*), sum(v) from big group by k, s with rollup",
 		"select v, count(*), sum(k) from big where v < 0 group by v",
+		"select v % 10000 g, count(distinct k), sum(distinct k % 10), count(distinct s), count(*), " +
+			"count(distinct concat(s, 'X') collate utf8mb4_general_ci), min(s collate utf8mb4_general_ci), " +
+			"group_concat(distinct s order by s), group_concat(k order by k) from big where v < 60000 group by g",
 	} {
 		want := rowsText(t, mem, q)
 		got := rowsText(t, small, q)

@@ -2,7 +2,6 @@ package exec
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"io"
 	"strings"
@@ -155,7 +154,6 @@ func (a *HashAggregate) Open(tc *TaskContext, inputs []Stream) (Stream, error) {
 	}
 	s.keyTypes = types
 	s.groups = newGroupTable(types)
-	s.spillable = true
 	col := len(a.GroupBy)
 	in := a.Child.Schema()
 	for _, f := range a.Aggs {
@@ -184,18 +182,8 @@ func (a *HashAggregate) Open(tc *TaskContext, inputs []Stream) (Stream, error) {
 		}
 		s.states = append(s.states, st)
 		s.stateTypes = append(s.stateTypes, t)
-		// DISTINCT sets and GROUP_CONCAT lists do not merge from
-		// spilled partial states (yet): such an aggregate keeps the
-		// budget's old rule and fails past it.
-		if f.Distinct || normAggFn(f.Fn) == "group_concat" {
-			s.spillable = false
-		}
-		if f.Distinct {
-			s.distinct = append(s.distinct, map[string]struct{}{})
-		} else {
-			s.distinct = append(s.distinct, nil)
-		}
 	}
+	s.distinct = s.newDistinct()
 	if a.Seed != nil && (a.Mode == AggPartial || tc.Task == 0) {
 		if err := s.seed(); err != nil {
 			return nil, err
@@ -204,7 +192,7 @@ func (a *HashAggregate) Open(tc *TaskContext, inputs []Stream) (Stream, error) {
 	for _, st := range s.states {
 		st.grow(s.groups.n)
 	}
-	s.res = tc.reservation("hash aggregate", s.spillable)
+	s.res = tc.reservation("hash aggregate", true)
 	return s, nil
 }
 
@@ -239,19 +227,18 @@ type hashAggStream struct {
 	groups    *groupTable
 	states    []aggState
 	stateCols [][]int
-	distinct  []map[string]struct{}
-	distBytes int64
-	res       *Reservation
-	gids      []int32
-	denc      keyEncoder
-	dkey      []byte
+	// distinct holds, for each DISTINCT aggregate, the (group id, value)
+	// pairs seen so far; nil for the others.
+	distinct []*groupTable
+	res      *Reservation
+	gids     []int32
+	pids     []int32
 
 	// Spilling (hash_aggregate_spill.go): the types to make fresh
 	// tables and states with, the current partition writers, the spilled
 	// partitions waiting to be merged, and whether the input ended.
 	keyTypes   []arrow.DataType
 	stateTypes []arrow.DataType
-	spillable  bool
 	parts      []*spillFile
 	partSchema *arrow.Schema
 	level      int
@@ -420,28 +407,46 @@ func (s *hashAggStream) add(b arrow.RecordBatch) error {
 	return s.reserve()
 }
 
+// newDistinct makes an empty pair table for every DISTINCT aggregate:
+// its keys are the group id and the argument, so each (group, value)
+// pair gets one id, and its key columns give the pairs back when the
+// aggregate spills (hash_aggregate_spill.go).
+func (s *hashAggStream) newDistinct() []*groupTable {
+	d := make([]*groupTable, len(s.a.Aggs))
+	for i, f := range s.a.Aggs {
+		if f.Distinct {
+			d[i] = newGroupTable([]arrow.DataType{arrow.PrimitiveTypes.Int32, s.stateTypes[i]})
+		}
+	}
+	return d
+}
+
 // firstSeen keeps the rows whose (group, value) pair was not seen before,
 // which turns any aggregate into its DISTINCT form. NULLs are dropped.
 func (s *hashAggStream) firstSeen(i int, arg arrow.Array, gids []int32) (arrow.Array, []int32, error) {
-	if err := s.denc.encode([]arrow.Array{arg}, arg.Len()); err != nil {
+	pairs := s.distinct[i]
+	ga := fixedArray(s.ec.Alloc, arrow.PrimitiveTypes.Int32, gids, nil)
+	before := int32(pairs.n)
+	var err error
+	s.pids, err = pairs.ids([]arrow.Array{ga, arg}, len(gids), s.pids)
+	ga.Release()
+	if err != nil {
 		return nil, nil, err
 	}
-	set := s.distinct[i]
-	var sel []int32
-	var kept []int32
-	for r, g := range gids {
-		if s.denc.hasNull[r] {
+	// Ids are handed out in row order, so a pair is new exactly when its
+	// id is the next one not yet met in this batch.
+	next := before
+	bits, off := validity(arg)
+	var sel, kept []int32
+	for r, id := range s.pids {
+		if id != next {
 			continue
 		}
-		s.dkey = binary.LittleEndian.AppendUint32(s.dkey[:0], uint32(g))
-		s.dkey = append(s.dkey, s.denc.key(r)...)
-		if _, ok := set[string(s.dkey)]; ok {
-			continue
+		next++
+		if isValid(bits, off, r) {
+			sel = append(sel, int32(r))
+			kept = append(kept, gids[r])
 		}
-		set[string(s.dkey)] = struct{}{}
-		s.distBytes += int64(len(s.dkey)) + 48
-		sel = append(sel, int32(r))
-		kept = append(kept, g)
 	}
 	out, err := takeArrays(s.ec.Alloc, []arrow.Array{arg}, sel)
 	if err != nil {
@@ -455,7 +460,12 @@ func (s *hashAggStream) firstSeen(i int, arg arrow.Array, gids []int32) (arrow.A
 // the aggregate's share it returns errAggOver: the caller flushes or
 // spills the table.
 func (s *hashAggStream) reserve() error {
-	need := s.groups.bytes() + int64(s.groups.n)*int64(24*len(s.states)) + s.distBytes
+	need := s.groups.bytes() + int64(s.groups.n)*int64(24*len(s.states))
+	for _, d := range s.distinct {
+		if d != nil {
+			need += d.bytes()
+		}
+	}
 	for _, st := range s.states {
 		if sz, ok := st.(sizedState); ok {
 			need += sz.bytes()
@@ -469,8 +479,12 @@ func (s *hashAggStream) reserve() error {
 	if err == nil {
 		return nil
 	}
-	if !s.res.Spillable() || !s.tc.canSpill(err) || len(s.keyTypes) == 0 {
-		return err // no GROUP BY: one group, nothing to split
+	if !s.res.Spillable() || !s.tc.canSpill(err) {
+		return err
+	}
+	if len(s.keyTypes) == 0 {
+		// No GROUP BY: one group, nothing to split.
+		return errs.New(errs.Resources, "hash aggregate without GROUP BY: its one group's state (%d bytes, DISTINCT values or GROUP_CONCAT entries) outgrows the aggregate's share of the memory budget (%d bytes); raise it with --set execution.memory.query-budget=<bytes>", need, s.res.Share())
 	}
 	if s.res.Grow(need-have) == nil {
 		return nil

@@ -4,10 +4,14 @@ import (
 	"context"
 	"errors"
 	"io"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/fsql-dev/fsql/errs"
+	"github.com/fsql-dev/fsql/exec/expr"
 	"github.com/fsql-dev/fsql/spill"
 )
 
@@ -25,6 +29,18 @@ import (
 // division of the one before, nor the key-group division of the
 // exchange that fed the task. Every group's rows meet in one partition
 // at every level, so each group is merged completely exactly once.
+//
+// A DISTINCT aggregate's state is not mergeable (the same value may have
+// been counted on both sides), so it spills its (group, value) pairs
+// instead: a file row holds the group keys, then per aggregate either
+// its state columns or, for a DISTINCT one, a value column. A group row
+// has every value column NULL; a pair row has one value and every state
+// column NULL. NULL states merge as nothing and NULL values are no
+// DISTINCT value, so merging every row of a file the same way folds the
+// groups' states and rebuilds each group's distinct values from scratch.
+// Pairs go to the partition of their group's keys, so a partition holds
+// whole groups. GROUP_CONCAT's state is its entries, in arrival order,
+// which merge by appending: file order keeps the arrival order.
 
 // aggSpillPartitions is the fan-out of one level of spilled partitions.
 const aggSpillPartitions = 16
@@ -60,14 +76,12 @@ func spillPartitionOf(h []uint32, level int, n int, out []int32) []int32 {
 	return out
 }
 
-// resetTable starts an empty table and fresh states, giving back what
-// the old ones were charged.
+// resetTable starts an empty table, fresh states and DISTINCT pairs,
+// giving back what the old ones were charged.
 func (s *hashAggStream) resetTable() {
 	s.groups = newGroupTable(s.keyTypes)
 	s.states = s.states[:0]
-	// A spillable aggregate has no DISTINCT sets; finish dropped the
-	// slice of them.
-	s.distinct = make([]map[string]struct{}, len(s.a.Aggs))
+	s.distinct = s.newDistinct()
 	for i, f := range s.a.Aggs {
 		st, _ := newAggStateOf(f, s.stateTypes[i]) // made once in Open
 		st.grow(s.groups.n)
@@ -85,30 +99,129 @@ func (s *hashAggStream) spillTable() error {
 	}
 	alloc := s.ec.Alloc
 	n := s.groups.n
-	cols, err := s.groups.arrays(alloc)
+	keys, err := s.groups.arrays(alloc)
 	if err != nil {
 		return err
 	}
-	defer func() { releaseArrays(cols) }()
-	for _, st := range s.states {
-		sc, err := st.partial(alloc, n)
-		if err != nil {
+	defer func() { releaseArrays(keys) }()
+	// One column set per aggregate: its states, or NULL values.
+	aggCols := make([][]arrow.Array, len(s.states))
+	defer func() {
+		for _, c := range aggCols {
+			releaseArrays(c)
+		}
+	}()
+	for i, st := range s.states {
+		if s.distinct[i] != nil {
+			aggCols[i] = []arrow.Array{nullArray(alloc, s.stateTypes[i], n)}
+			continue
+		}
+		if aggCols[i], err = st.partial(alloc, n); err != nil {
 			return err
 		}
-		cols = append(cols, sc...)
 	}
 	if s.partSchema == nil {
-		fs := make([]arrow.Field, len(cols))
-		for i, c := range cols {
-			fs[i] = arrow.Field{Name: "c" + itoa(i), Type: c.DataType(), Nullable: true}
-		}
-		s.partSchema = arrow.NewSchema(fs, nil)
+		s.partSchema = aggSpillSchema(keys, aggCols)
 	}
 	if s.parts == nil {
 		s.parts = make([]*spillFile, aggSpillPartitions)
 	}
+	if err := s.spillRows(keys, aggCols, n); err != nil {
+		return err
+	}
+	// Then each DISTINCT aggregate's pairs, under their group's keys.
+	for i, d := range s.distinct {
+		if d == nil || d.n == 0 {
+			continue
+		}
+		if err := s.spillPairs(i, keys); err != nil {
+			return err
+		}
+	}
+	s.resetTable()
+	return nil
+}
+
+// spillPairs writes DISTINCT aggregate i's (group, value) pairs as rows
+// of the group's keys and the value, every state column NULL.
+func (s *hashAggStream) spillPairs(i int, groupKeys []arrow.Array) error {
+	alloc := s.ec.Alloc
+	d := s.distinct[i]
+	pair, err := d.arrays(alloc)
+	if err != nil {
+		return err
+	}
+	defer releaseArrays(pair)
+	gids := arrow.GetValues[int32](pair[0].Data(), 1)[:d.n]
+	keys, err := takeArrays(alloc, groupKeys, gids)
+	if err != nil {
+		return err
+	}
+	defer releaseArrays(keys)
+	aggCols := make([][]arrow.Array, len(s.states))
+	defer func() {
+		for j, c := range aggCols {
+			if j != i {
+				releaseArrays(c)
+			}
+		}
+	}()
+	f := len(groupKeys)
+	for j := range s.states {
+		if j == i {
+			aggCols[j] = pair[1:2]
+			f++
+			continue
+		}
+		k := 1
+		if s.distinct[j] == nil {
+			k = numStateCols(s.a.Aggs[j].Fn)
+		}
+		for c := 0; c < k; c++ {
+			aggCols[j] = append(aggCols[j], nullArray(alloc, s.partSchema.Field(f).Type, d.n))
+			f++
+		}
+	}
+	return s.spillRows(keys, aggCols, d.n)
+}
+
+// aggSpillSchema is the layout of a partition file: the group keys, then
+// each aggregate's columns.
+func aggSpillSchema(keys []arrow.Array, aggCols [][]arrow.Array) *arrow.Schema {
+	var fs []arrow.Field
+	add := func(c arrow.Array) {
+		fs = append(fs, arrow.Field{Name: "c" + itoa(len(fs)), Type: c.DataType(), Nullable: true})
+	}
+	for _, c := range keys {
+		add(c)
+	}
+	for _, cs := range aggCols {
+		for _, c := range cs {
+			add(c)
+		}
+	}
+	return arrow.NewSchema(fs, nil)
+}
+
+// nullArray is n NULLs of type dt (a collated string's storage is a
+// plain string).
+func nullArray(alloc memory.Allocator, dt arrow.DataType, n int) arrow.Array {
+	if expr.CollationOf(dt) != nil {
+		return expr.Collated(dt, array.MakeArrayOfNull(alloc, arrow.BinaryTypes.String, n))
+	}
+	return array.MakeArrayOfNull(alloc, dt, n)
+}
+
+// spillRows writes n rows, the keys and every aggregate's columns, into
+// the current level's partition files by the seeded hash of the keys.
+func (s *hashAggStream) spillRows(keys []arrow.Array, aggCols [][]arrow.Array, n int) error {
+	alloc := s.ec.Alloc
+	cols := slices.Clone(keys)
+	for _, cs := range aggCols {
+		cols = append(cols, cs...)
+	}
 	h := make([]uint32, n)
-	HashColumns(cols[:len(s.keyTypes)], h)
+	HashColumns(keys, h)
 	part := spillPartitionOf(h, s.level, aggSpillPartitions, nil)
 	idx := make([][]int32, aggSpillPartitions)
 	for r, p := range part {
@@ -135,7 +248,6 @@ func (s *hashAggStream) spillTable() error {
 			return err
 		}
 	}
-	s.resetTable()
 	return nil
 }
 
@@ -227,6 +339,20 @@ func (s *hashAggStream) mergeBatch(b arrow.RecordBatch) error {
 		st.grow(s.groups.n)
 	}
 	for i, st := range s.states {
+		if s.distinct[i] != nil {
+			// A value column: rebuild the group's distinct values.
+			vals, gids, err := s.firstSeen(i, cols[col], s.gids)
+			if err != nil {
+				return err
+			}
+			err = st.update(gids, vals)
+			vals.Release()
+			if err != nil {
+				return err
+			}
+			col++
+			continue
+		}
 		k := numStateCols(s.a.Aggs[i].Fn)
 		if err := st.merge(s.gids, cols[col:col+k]); err != nil {
 			return err

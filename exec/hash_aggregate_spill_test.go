@@ -3,8 +3,11 @@ package exec
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math/rand"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -66,17 +69,86 @@ func TestHashAggregateSpills(t *testing.T) {
 	}
 }
 
-// A DISTINCT aggregate does not spill (yet): past the budget it fails
-// with a resources error, leaking nothing.
-func TestHashAggregateDistinctDoesNotSpill(t *testing.T) {
+// DISTINCT aggregates and GROUP_CONCAT spill too: a DISTINCT
+// aggregate's (group, value) pairs go with their group's partition and
+// are de-duplicated again when it is merged, so values seen before and
+// after a spill count once; GROUP_CONCAT keeps its entries' order. Mixed
+// with plain aggregates, with NULL values and NULL keys, under two
+// budgets (the tinier one splits partitions again).
+func TestHashAggregateDistinctSpills(t *testing.T) {
+	in := &opSource{schema: sortSchema, rows: repeatRows(20000, 8), per: 500, t: t}
+	gcArg, err := expr.NewGroupConcatArg(",", true, []expr.Expr{col(2, tDec152)}, []expr.Expr{col(2, tDec152)}, []bool{true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gcPlain, err := expr.NewGroupConcatArg("|", false, []expr.Expr{col(1, tStr)}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	aggs := []AggFunc{
+		{Fn: "count", Arg: col(2, tDec152), Distinct: true, Type: tInt64, Name: "cd"},
+		{Fn: "sum", Arg: col(2, tDec152), Distinct: true, Type: tDec38_2, Name: "sd"},
+		{Fn: "count", Arg: col(1, tStr), Distinct: true, Type: tInt64, Name: "cs"},
+		{Fn: "count_star", Type: tInt64, Name: "n"},
+		{Fn: "min", Arg: col(1, tStr), Distinct: true, Type: tStr, Name: "mins"},
+		{Fn: "sum", Arg: col(2, tDec152), Type: tDec38_2, Name: "s"},
+		{Fn: "group_concat", Arg: gcArg, Type: tStr, Name: "gcd"},
+		{Fn: "group_concat", Arg: gcPlain, Type: tStr, Name: "gc"},
+	}
+	a := &HashAggregate{Child: in, Mode: AggSingle, GroupBy: []expr.Expr{col(0, tInt64)}, GroupNames: []string{"a"}, Aggs: aggs}
+	want := runRows(t, a)
+	slices.Sort(want)
+	for _, limit := range []int64{2 << 20, 512 << 10} {
+		got, st := spillRun(t, a, limit)
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			for i := range min(len(got), len(want)) {
+				if got[i] != want[i] {
+					t.Fatalf("under %d bytes: group %q, want %q", limit, got[i], want[i])
+				}
+			}
+			t.Fatalf("under %d bytes: %d groups differ from the %d in memory", limit, len(got), len(want))
+		}
+		if st.Files.Load() == 0 {
+			t.Fatalf("under %d bytes the aggregate did not spill", limit)
+		}
+		t.Logf("under %d: %d files, %d bytes, %d passes", limit, st.Files.Load(), st.Bytes.Load(), st.Passes.Load())
+	}
+}
+
+// repeatRows are n rows of 400 groups (and NULL) whose few values repeat
+// within a group, before and after a spill; a few are NULL.
+func repeatRows(n int, seed int64) [][]any {
+	r := rand.New(rand.NewSource(seed))
+	rows := make([][]any, n)
+	for i := range rows {
+		var a, s, d any = r.Intn(400), fmt.Sprintf("s%02d", r.Intn(30)), fmt.Sprintf("%d.50", r.Intn(20))
+		if r.Intn(50) == 0 {
+			a = nil
+		}
+		if r.Intn(20) == 0 {
+			s = nil
+		}
+		if r.Intn(20) == 0 {
+			d = nil
+		}
+		rows[i] = []any{a, s, d, float64(i)}
+	}
+	return rows
+}
+
+// Without GROUP BY there is one group to split: a DISTINCT set that
+// outgrows the share fails with a resources error saying so, leaking
+// nothing.
+func TestHashAggregateDistinctNoGroupBy(t *testing.T) {
 	in := &opSource{schema: sortSchema, rows: sortRows(40000, 8), per: 1000, t: t}
-	a := &HashAggregate{Child: in, Mode: AggSingle, GroupBy: []expr.Expr{col(1, tStr), col(0, tInt64)}, GroupNames: []string{"s", "a"},
-		Aggs: []AggFunc{{Fn: "count", Arg: col(3, tF64), Distinct: true, Type: tInt64, Name: "c"}}}
+	a := &HashAggregate{Child: in, Mode: AggSingle, Aggs: []AggFunc{{Fn: "count", Arg: col(3, tF64), Distinct: true, Type: tInt64, Name: "c"}}}
 	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	m := spill.NewManager(spill.Config{Dirs: []string{t.TempDir()}})
 	tc := &TaskContext{Alloc: alloc, Memory: NewMemoryBudget(256 << 10), Parallelism: 1, Spill: m}
-	if _, err := runWith(tc, a); !errors.Is(err, ErrResourcesExhausted) {
-		t.Fatalf("want resources exhausted, got %v", err)
+	_, err := runWith(tc, a)
+	if !errors.Is(err, ErrResourcesExhausted) || !strings.Contains(err.Error(), "without GROUP BY") {
+		t.Fatalf("want resources exhausted naming the missing GROUP BY, got %v", err)
 	}
 	if tc.Memory.Used() != 0 {
 		t.Fatalf("%d bytes still reserved", tc.Memory.Used())
