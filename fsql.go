@@ -3,6 +3,7 @@ package fsql
 import (
 	"context"
 	"io"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -54,7 +55,45 @@ type Rows struct {
 	// computed before Query returned (EXPLAIN).
 	progress func() runtime.Progress
 	run      *runtime.Execution // nil for EXPLAIN text
+	mem      *exec.MemoryBudget // nil for EXPLAIN text
 }
+
+// OperatorSpill is what one operator of the plan wrote to spill files,
+// summed over its tasks' committed attempts: the figures EXPLAIN ANALYZE
+// prints as spilled=, spill_rows=, spill_files= and spill_passes=.
+type OperatorSpill struct {
+	// Operator is the node's kind as EXPLAIN names it: HashAggregate,
+	// Sort, TopN, Window, HashJoin, Exchange, ...
+	Operator string
+	// Node is the node as EXPLAIN prints it.
+	Node                       string
+	Bytes, Rows, Files, Passes int64
+}
+
+// SpillStats lists the operators that spilled so far (complete once the
+// rows are drained), in plan order.
+func (r *Rows) SpillStats() []OperatorSpill {
+	if r.run == nil {
+		return nil
+	}
+	g := r.run.Graph().Job
+	var out []OperatorSpill
+	r.stats.Each(func(id int, op *exec.OperatorStats) {
+		sp := &op.Spill
+		n := g.Node(id)
+		if n == nil || sp.Files.Load() == 0 {
+			return
+		}
+		text := n.String()
+		kind, _, _ := strings.Cut(text, "(")
+		out = append(out, OperatorSpill{Operator: kind, Node: text, Bytes: sp.Bytes.Load(), Rows: sp.Rows.Load(), Files: sp.Files.Load(), Passes: sp.Passes.Load()})
+	})
+	return out
+}
+
+// MemoryPeak is the most bytes of the memory budget the query held at
+// once so far (execution.memory.query-budget; 0 for EXPLAIN text).
+func (r *Rows) MemoryPeak() int64 { return r.mem.Peak() }
 
 // ScanStats sums what a query's scans read and skipped. Partitions count
 // the scans of partitioned tables, row groups every scan; kept means read.
