@@ -16,7 +16,7 @@ var updatePlans = flag.Bool("update-plans", false, "rewrite testdata/plans/*.pla
 // planCases are the EXPLAIN goldens: star queries whose fact scan must be
 // pruned dynamically (DynamicFilterDataCollector on the dimension side,
 // OrderEnforce ahead of the fact scan), a semi join, a left join and a
-// UNION ALL of two fact tables.
+// UNION ALL of two fact tables, a CTE computed once for two readers.
 var planCases = []struct{ name, file string }{
 	{"q3", "tpcds/queries/q3.sql"},
 	{"q7", "tpcds/queries/q7.sql"},
@@ -27,6 +27,7 @@ var planCases = []struct{ name, file string }{
 	{"semi_join", "plans/semi_join.sql"},
 	{"left_join", "plans/left_join.sql"},
 	{"union_all", "plans/union_all.sql"},
+	{"shared_cte", "plans/shared_cte.sql"},
 }
 
 func explain(t *testing.T, eng *fsql.Engine, q string) string {

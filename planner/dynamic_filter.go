@@ -54,7 +54,8 @@ type dppCollector struct {
 
 type dppTarget struct {
 	collector *exec.DynamicFilterDataCollector
-	column    int // index into the scan's table schema
+	join      *Join // the join whose collector it is
+	column    int   // index into the scan's table schema
 }
 
 // dppMinFactRows: below this many rows a fact scan is read whole; DPP's
@@ -70,8 +71,24 @@ func planDynamicFilters(root Plan) *dppPlan {
 		collectors: map[*Join]*dppCollector{},
 		scans:      map[*Scan][]dppTarget{},
 	}
+	// A node with several parents (share_subplans) is computed once for
+	// all of them, so no join above it may prune a scan inside it: the
+	// trace stops there. Each node is visited once, so a join inside a
+	// shared node gets one collector.
+	parents := map[Plan]int{}
+	walkPlan(root, func(p Plan) {
+		for _, c := range p.Children() {
+			parents[c]++
+		}
+	})
+	shared := func(p Plan) bool { return parents[p] > 1 }
+	seen := map[Plan]bool{}
 	var walk func(p Plan)
 	walk = func(p Plan) {
+		if seen[p] {
+			return
+		}
+		seen[p] = true
 		for _, c := range p.Children() {
 			walk(c)
 		}
@@ -107,7 +124,7 @@ func planDynamicFilters(root Plan) *dppPlan {
 				continue
 			}
 			var facts []scanColumn
-			for _, sc := range traceToScans(fact, col.Index, nil) {
+			for _, sc := range traceToScans(fact, col.Index, shared, nil) {
 				if sc.scan.Table.NumRows() >= dppMinFactRows {
 					facts = append(facts, sc)
 				}
@@ -119,7 +136,7 @@ func planDynamicFilters(root Plan) *dppPlan {
 			c := &exec.DynamicFilterDataCollector{ID: d.nextID}
 			d.collectors[j] = &dppCollector{node: c, keyIdx: ki, factOnL: factOnLeft, onProbe: j.Type == LeftJoin}
 			for _, sc := range facts {
-				d.scans[sc.scan] = append(d.scans[sc.scan], dppTarget{collector: c, column: sc.column})
+				d.scans[sc.scan] = append(d.scans[sc.scan], dppTarget{collector: c, join: j, column: sc.column})
 			}
 			return
 		}
@@ -146,34 +163,38 @@ type scanColumn struct {
 // UNION ALL passes each branch's rows through unchanged, so its column is
 // traced into every branch (q5, q77 and q80 join a date range with a union
 // of the three sales channels), and a branch where the trail ends (a
-// computed column) is simply read whole.
-func traceToScans(p Plan, col int, out []scanColumn) []scanColumn {
+// computed column) is simply read whole. The trail ends at a node shared
+// by several parents (shared reports them).
+func traceToScans(p Plan, col int, shared func(Plan) bool, out []scanColumn) []scanColumn {
+	if shared(p) {
+		return out
+	}
 	switch n := p.(type) {
 	case *Scan:
 		return append(out, scanColumn{n, n.Columns[col]})
 	case *Filter:
-		return traceToScans(n.Child, col, out)
+		return traceToScans(n.Child, col, shared, out)
 	case *Project:
 		if c, ok := n.Exprs[col].(*expr.Column); ok {
-			return traceToScans(n.Child, c.Index, out)
+			return traceToScans(n.Child, c.Index, shared, out)
 		}
 	case *Join:
 		lw := width(n.Left)
 		if col < lw {
-			return traceToScans(n.Left, col, out)
+			return traceToScans(n.Left, col, shared, out)
 		}
 		if n.Type == InnerJoin {
-			return traceToScans(n.Right, col-lw, out)
+			return traceToScans(n.Right, col-lw, shared, out)
 		}
 	case *Aggregate:
 		if !n.Rollup && col < len(n.GroupBy) {
 			if c, ok := n.GroupBy[col].(*expr.Column); ok {
-				return traceToScans(n.Child, c.Index, out)
+				return traceToScans(n.Child, c.Index, shared, out)
 			}
 		}
 	case *Union:
 		for _, in := range n.Inputs {
-			out = traceToScans(in, col, out)
+			out = traceToScans(in, col, shared, out)
 		}
 	}
 	return out

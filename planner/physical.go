@@ -34,7 +34,12 @@ func Physical(p Plan, cfg PhysicalConfig) (exec.Node, error) {
 // PhysicalContext is Physical that stops with ctx's error once ctx is
 // done (checked at every node).
 func PhysicalContext(ctx context.Context, p Plan, cfg PhysicalConfig) (exec.Node, error) {
-	b := &physBuilder{cfg: cfg, ctx: ctx}
+	b := &physBuilder{cfg: cfg, ctx: ctx, parents: map[Plan]int{}, shared: map[Plan]phys{}}
+	walkPlan(p, func(n Plan) {
+		for _, c := range n.Children() {
+			b.parents[c]++
+		}
+	})
 	if cfg.DynamicFiltering {
 		b.dpp = planDynamicFilters(p)
 	}
@@ -49,6 +54,10 @@ type physBuilder struct {
 	ctx context.Context
 	cfg PhysicalConfig
 	dpp *dppPlan // nil when dynamic filtering is off
+	// parents counts each logical node's parents: a node with several
+	// (share_subplans) is built once, and shared holds its plan.
+	parents map[Plan]int
+	shared  map[Plan]phys
 }
 
 // phys is a physical subplan and whether all its rows come out of one task
@@ -89,6 +98,27 @@ func (b *physBuilder) build(p Plan) (phys, error) {
 	if err := b.ctx.Err(); err != nil {
 		return phys{}, err
 	}
+	if b.parents[p] < 2 {
+		return b.buildNode(p)
+	}
+	if s, ok := b.shared[p]; ok {
+		return s, nil
+	}
+	c, err := b.buildNode(p)
+	if err != nil {
+		return c, err
+	}
+	// One producer stage for every parent: a forward exchange hands each
+	// consumer task the output of one producer task, so the consumers
+	// keep the producer's distribution (every parent plans the exchange
+	// it needs above, as it would over an unshared child) and the
+	// runtime keeps the output until the last consumer stage finished.
+	s := phys{&shuffle.Exchange{Kind: shuffle.Forward, Child: c.node}, c.single}
+	b.shared[p] = s
+	return s, nil
+}
+
+func (b *physBuilder) buildNode(p Plan) (phys, error) {
 	switch n := p.(type) {
 	case *Scan:
 		return b.scan(n)
@@ -143,10 +173,22 @@ func (b *physBuilder) build(p Plan) (phys, error) {
 			anySingle = anySingle || c.single
 		}
 		u := &exec.UnionAll{}
+		var fwd *shuffle.Exchange
 		for _, c := range ins {
-			if anySingle {
+			switch {
+			case anySingle:
 				u.Inputs = append(u.Inputs, b.gather(c))
-			} else {
+			case !b.oneForward(&fwd, c.node):
+				// A stage runs as many tasks as the producer of a forward
+				// input; a second producer's task count may differ, so
+				// this branch is redistributed by a hash of its row.
+				cs := c.node.Schema()
+				keys := make([]expr.Expr, cs.NumFields())
+				for i, f := range cs.Fields() {
+					keys[i] = expr.NewColumn(i, f.Type, f.Name)
+				}
+				u.Inputs = append(u.Inputs, b.hash(c.node, keys))
+			default:
 				u.Inputs = append(u.Inputs, c.node)
 			}
 		}
@@ -167,6 +209,29 @@ func (b *physBuilder) build(p Plan) (phys, error) {
 		return phys{}, fmt.Errorf("%w: a MultiJoin survived join ordering", exec.ErrInternal)
 	}
 	return phys{}, fmt.Errorf("%w: no physical plan for %T", exec.ErrInternal, p)
+}
+
+// oneForward reports whether the part of n's stage below n reads no
+// forward exchange other than *fwd, which it sets to the one it reads.
+func (b *physBuilder) oneForward(fwd **shuffle.Exchange, n exec.Node) bool {
+	ok := true
+	var walk func(n exec.Node)
+	walk = func(n exec.Node) {
+		if ex, isEx := n.(*shuffle.Exchange); isEx {
+			if ex.Kind == shuffle.Forward {
+				if *fwd == nil {
+					*fwd = ex
+				}
+				ok = ok && *fwd == ex
+			}
+			return
+		}
+		for _, c := range n.Children() {
+			walk(c)
+		}
+	}
+	walk(n)
+	return ok
 }
 
 func (b *physBuilder) scan(n *Scan) (phys, error) {

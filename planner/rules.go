@@ -42,13 +42,15 @@ type phase struct {
 // ordering (ordering turns multi-way conditions into join conditions),
 // each time with the folding of constants and of empty relations that
 // pushdown makes possible (a pushed predicate meeting a constant column);
-// pruning columns and partitions runs last, on the final shape.
+// pruning columns and partitions runs on the final shape, and sharing
+// identical subtrees after everything (no rule rewrites the DAG it makes).
 var phases = []phase{
 	{rules: []Rule{foldConstants{}, foldEmpty{}, pushDownFilters{}}, maxPasses: 4},
 	{rules: []Rule{orderJoins{}}, maxPasses: 1},
 	{rules: []Rule{pushDownFilters{}, foldConstants{}, foldEmpty{}}, maxPasses: 4},
 	{rules: []Rule{pruneColumns{}}, maxPasses: 1},
 	{rules: []Rule{prunePartitions{}}, maxPasses: 1},
+	{rules: []Rule{shareSubplans{}}, maxPasses: 1},
 }
 
 // Optimize runs every enabled rule, phase by phase, each phase until no

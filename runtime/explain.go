@@ -63,6 +63,19 @@ func (x *explainer) out(st *Stage) *shuffle.Buffer {
 	return x.run.Run(st).OutBuffer
 }
 
+// stageNames names each stage of sts once, in order.
+func stageNames(sts []*Stage) []string {
+	seen := map[*Stage]bool{}
+	var out []string
+	for _, st := range sts {
+		if !seen[st] {
+			seen[st] = true
+			out = append(out, fmt.Sprintf("Stage %d", st.ID))
+		}
+	}
+	return out
+}
+
 func (x *explainer) stageHeader(st *Stage) {
 	sb := &x.sb
 	fmt.Fprintf(sb, "Stage %d", st.ID)
@@ -79,6 +92,11 @@ func (x *explainer) stageHeader(st *Stage) {
 		sb.WriteString(" -> result")
 	} else {
 		fmt.Fprintf(sb, " -> %s", exchangeRouting(st.Output, x.out(st)))
+		if readers := stageNames(st.Consumers); len(readers) > 1 {
+			// A shared subplan (planner's share_subplans): computed once,
+			// its output kept until every reader finished.
+			fmt.Fprintf(sb, " shared by %s", strings.Join(readers, ", "))
+		}
 	}
 	if len(st.Inputs) > 0 {
 		reads := make([]string, len(st.Inputs))

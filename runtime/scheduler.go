@@ -714,10 +714,18 @@ func (s *scheduler) decide(ctx context.Context, r *StageRun, bufs []*shuffle.Buf
 	if err != nil {
 		return 0, err
 	}
+	fwd := -1
 	for i, ex := range r.Stage.Inputs {
 		if ex.Kind == shuffle.Forward {
 			// A forward edge reads producer task i in task i.
-			p = s.eg.Run(r.Stage.Producers[i]).Parallelism
+			pp := s.eg.Run(r.Stage.Producers[i]).Parallelism
+			if fwd >= 0 {
+				if pp != fwd {
+					return 0, errs.New(errs.Internal, "stage %d reads forward inputs from stages of %d and %d tasks", r.Stage.ID, fwd, pp)
+				}
+				continue
+			}
+			fwd, p = pp, pp
 			r.Decision.Parallelism = p
 			r.Decision.Clamps = append(r.Decision.Clamps, fmt.Sprintf("set to the producer's %d tasks (forward input)", p))
 		}

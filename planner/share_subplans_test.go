@@ -1,0 +1,118 @@
+package planner_test
+
+import (
+	"testing"
+
+	"github.com/fsql-dev/fsql/exec"
+	"github.com/fsql-dev/fsql/planner"
+	"github.com/fsql-dev/fsql/shuffle"
+	"github.com/fsql-dev/fsql/sql"
+)
+
+// physicalOf plans q with the rules in disabled switched off.
+func physicalOf(t *testing.T, q string, disabled ...string) exec.Node {
+	t.Helper()
+	cat := catalog(t)
+	stmts, err := sql.Parse(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := sql.NewBinder(cat).Bind(stmts[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := map[string]bool{}
+	for _, d := range disabled {
+		off[d] = true
+	}
+	p, err := planner.Optimize(st.Plan, &planner.Context{Disabled: off})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := planner.Physical(p, planner.PhysicalConfig{MaxParallelism: 128, BroadcastThreshold: 1 << 20, DynamicFiltering: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// planCounts counts the distinct scans of a physical plan (a shared node
+// once) and the forward exchanges with several parents.
+func planCounts(root exec.Node) (scans, shared int) {
+	seen := map[exec.Node]bool{}
+	parents := map[exec.Node]int{}
+	var walk func(n exec.Node)
+	walk = func(n exec.Node) {
+		for _, c := range n.Children() {
+			parents[c]++
+		}
+		if seen[n] {
+			return
+		}
+		seen[n] = true
+		if _, ok := n.(*exec.Scan); ok {
+			scans++
+		}
+		for _, c := range n.Children() {
+			walk(c)
+		}
+	}
+	walk(root)
+	for n, k := range parents {
+		if ex, ok := n.(*shuffle.Exchange); ok && ex.Kind == shuffle.Forward && k > 1 {
+			shared++
+		}
+	}
+	return scans, shared
+}
+
+func TestShareSubplans(t *testing.T) {
+	cases := []struct {
+		name, query   string
+		scans, shared int // with the rule; without it nothing is shared
+		scansOff      int
+	}{
+		{
+			name:  "a CTE joined with itself is computed once",
+			query: "with t as (select id, count(*) c from l group by id) select * from t a join t b on a.id = b.id",
+			scans: 1, shared: 1, scansOff: 2,
+		},
+		{
+			name:  "a subquery written twice is computed once",
+			query: "select (select max(w) from r), id from l where id < (select max(w) from r)",
+			scans: 2, shared: 1, scansOff: 3,
+		},
+		{
+			name:  "a shared subplan inside a shared subplan is shared whole",
+			query: "with t as (select l.id, sum(w) s from l join r on l.id = r.id group by l.id) select * from t x join t y on x.id = y.id union all select * from t x join t y on x.id = y.id",
+			scans: 2, shared: 2, scansOff: 8,
+		},
+		{
+			name:  "filters that stay above the aggregate leave it shared",
+			query: "with t as (select id, count(*) c from l group by id) select * from t a join t b on a.id = b.id where a.c > 1 and b.c < 3",
+			scans: 1, shared: 1, scansOff: 2,
+		},
+		{
+			name:  "references that differ by a filter pushed into the scan are not shared",
+			query: "with t as (select id, count(*) c from l group by id) select * from t a join t b on a.c = b.c where a.id > 1 and b.id < 3",
+			scans: 2, shared: 0, scansOff: 2,
+		},
+		{
+			name:  "scans alone are not shared: reading again costs what materializing does",
+			query: "select * from l a join l b on a.id = b.id",
+			scans: 2, shared: 0, scansOff: 2,
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			scans, shared := planCounts(physicalOf(t, c.query))
+			if scans != c.scans || shared != c.shared {
+				t.Errorf("%d scans and %d shared subplans, want %d and %d", scans, shared, c.scans, c.shared)
+			}
+			scans, shared = planCounts(physicalOf(t, c.query, "share_subplans"))
+			if scans != c.scansOff || shared != 0 {
+				t.Errorf("rule off: %d scans and %d shared subplans, want %d and 0", scans, shared, c.scansOff)
+			}
+		})
+	}
+}
