@@ -9,10 +9,13 @@ build:
 	$(GO) build -o bin/fsql ./cmd/fsql
 
 # The whole test suite: unit tests, .slt files, TPC-DS golden answers,
-# brief fuzzing, and the race detector over the executor.
+# brief fuzzing, SQLite's sqllogictest scripts select1-5 (through the code
+# fsql slt runs; a few minutes, so a step of its own), and the race
+# detector over the executor.
 test:
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 15m ./...
+	$(GO) test -count=1 -timeout 20m -run '^TestSQLiteCorpus$$' -slt-corpus .
 	$(GO) test -count=1 -race -timeout 15m ./exec/... ./shuffle/... ./runtime/...
 
 bench: build

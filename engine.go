@@ -14,6 +14,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"github.com/fsql-dev/fsql/connectors/hive"
+	"github.com/fsql-dev/fsql/connectors/memtable"
 	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/exec"
 	"github.com/fsql-dev/fsql/internal/mempool"
@@ -30,7 +31,8 @@ func Open(dir string, cfg Config) (*Engine, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	cat, err := hive.OpenWith(dir, cfg.catalogOptions())
+	mem := memtable.New(dir)
+	cat, err := hive.OpenWithMemory(dir, cfg.catalogOptions(), mem)
 	if err != nil {
 		return nil, errs.Wrap(errs.IO, "%w", err)
 	}
@@ -45,7 +47,7 @@ func Open(dir string, cfg Config) (*Engine, error) {
 		_, _ = spill.Sweep(spill.ParseDirs(cfg.TmpDirs))
 	}
 	workers := runtime.NewLocalPool(cfg.TaskManagers, cfg.Slots)
-	return &Engine{dir: dir, cfg: cfg, catalog: cat, alloc: queryPool, workers: workers, catalogs: &catalogSet{}, blocklist: runtime.NewBlocklist()}, nil
+	return &Engine{dir: dir, cfg: cfg, catalog: cat, mem: mem, alloc: queryPool, workers: workers, catalogs: &catalogSet{}, blocklist: runtime.NewBlocklist()}, nil
 }
 
 // queryPool allocates the Arrow buffers of every query of every engine
@@ -156,6 +158,18 @@ func (e *Engine) query(ctx context.Context, sess *Session, res resources, query 
 	}
 	if st.Drop != nil {
 		return e.drop(ctx, st.Drop)
+	}
+	if st.CreateMemory != nil {
+		return e.createMemory(ctx, st.CreateMemory)
+	}
+	if st.NoOp {
+		return e.affectedRows(ctx, 0), nil
+	}
+	if st.AddKey != nil {
+		if err := e.mem.AddKey(st.AddKey.Table, st.AddKey.Key); err != nil {
+			return nil, err
+		}
+		return e.affectedRows(ctx, 0), nil
 	}
 	stats := exec.NewQueryStats()
 	mem := exec.NewMemoryBudget(cfg.MemoryBudget)

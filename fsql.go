@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/fsql-dev/fsql/connectors/hive"
+	"github.com/fsql-dev/fsql/connectors/memtable"
 	"github.com/fsql-dev/fsql/exec"
 	"github.com/fsql-dev/fsql/runtime"
 )
@@ -19,7 +20,10 @@ type Engine struct {
 	dir     string
 	cfg     Config
 	catalog *hive.Catalog
-	alloc   memory.Allocator
+	// mem holds the in-memory tables (CREATE TABLE t (...),
+	// RegisterTable); every catalog view of the engine lists them.
+	mem   *memtable.Store
+	alloc memory.Allocator
 	// workers are the engine's in-process task managers; every query's
 	// scheduler places its attempts on their slots. blocklist is the
 	// workers blocked for slowness, shared by its queries; faults the

@@ -79,7 +79,7 @@ func (s *Session) resources() (resources, error) {
 	cfg := s.Config()
 	res := resources{cfg: cfg, catalog: e.catalog, workers: e.workers, blocklist: e.blocklist}
 	if opts := cfg.catalogOptions(); opts != e.cfg.catalogOptions() {
-		c, err := e.catalogs.get(e.dir, opts)
+		c, err := e.catalogs.get(e.dir, opts, e.mem)
 		if err != nil {
 			return resources{}, err
 		}
@@ -104,13 +104,13 @@ type catalogSet struct {
 // sessions; past it they are dropped and opened again as needed.
 const maxCatalogs = 16
 
-func (cs *catalogSet) get(dir string, opts hive.Options) (*hive.Catalog, error) {
+func (cs *catalogSet) get(dir string, opts hive.Options, mem hive.MemorySource) (*hive.Catalog, error) {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	if c, ok := cs.byOp[opts]; ok {
 		return c, nil
 	}
-	c, err := hive.OpenWith(dir, opts)
+	c, err := hive.OpenWithMemory(dir, opts, mem)
 	if err != nil {
 		return nil, errs.Wrap(errs.IO, "opening the catalog with the session's settings: %w", err)
 	}

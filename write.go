@@ -23,6 +23,9 @@ import (
 // query is the physical plan of the rows to write.
 func (e *Engine) write(ctx context.Context, res resources, st *sql.Statement, query exec.Node) (*Rows, error) {
 	w := st.Write
+	if w.Memory {
+		return e.writeMemory(ctx, res, st, query)
+	}
 	if w.Create && w.IfNotExists {
 		if _, err := os.Lstat(w.Dir); err == nil {
 			return e.affectedRows(ctx, 0), nil
@@ -78,11 +81,21 @@ func (e *Engine) write(ctx context.Context, res resources, st *sql.Statement, qu
 // drop runs DROP TABLE: every table must be one fsql created (checked
 // for all before any is removed).
 func (e *Engine) drop(ctx context.Context, d *sql.DropTarget) (*Rows, error) {
+	for _, name := range d.Memory {
+		if _, ok := e.mem.Def(name); !ok {
+			return nil, errs.New(errs.ErBadTableError, "unknown table '%s' (dropped meanwhile)", name)
+		}
+	}
 	for i, dir := range d.Dirs {
 		if _, ok, err := hive.ReadTableMeta(dir); err != nil {
 			return nil, err
 		} else if !ok {
 			return nil, errs.New(errs.Unsupported, "DROP TABLE %s: fsql drops only tables it created (their folder holds %s/); remove other folders yourself", d.Names[i], hive.MarkerDir)
+		}
+	}
+	for _, name := range d.Memory {
+		if err := e.mem.Drop(name); err != nil {
+			return nil, err
 		}
 	}
 	for i, dir := range d.Dirs {

@@ -76,6 +76,14 @@ type Statement struct {
 	Write *WriteTarget
 	// Drop is set for DROP TABLE (Plan is then nil).
 	Drop *DropTarget
+	// CreateMemory is set for CREATE TABLE t (col type, ...), a table
+	// held in memory (Plan is then nil).
+	CreateMemory *MemoryCreate
+	// NoOp is set for a statement accepted that changes nothing (CREATE
+	// INDEX on an in-memory table).
+	NoOp bool
+	// AddKey is set for CREATE UNIQUE INDEX on an in-memory table.
+	AddKey *AddKey
 }
 
 // Bind binds one parsed statement.
@@ -128,6 +136,11 @@ func (b *Binder) BindEnv(ctx context.Context, stmt ast.StmtNode, env Env) (*Stat
 			return nil, errs.New(errs.Unsupported, "EXPLAIN of DROP TABLE")
 		}
 		return b.bindDropTable(n)
+	case *ast.CreateIndexStmt:
+		if st.Explain {
+			return nil, errs.New(errs.Unsupported, "EXPLAIN of CREATE INDEX")
+		}
+		return b.bindCreateIndex(n)
 	}
 	if err != nil {
 		return nil, err

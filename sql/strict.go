@@ -150,6 +150,36 @@ var astFields = map[reflect.Type]map[string]fieldRule{
 		"IsView":           reject("DROP VIEW"),
 		"TemporaryKeyword": reject("DROP TEMPORARY TABLE"),
 	},
+	// CREATE TABLE t (col type ...) of an in-memory table and CREATE
+	// INDEX on one (bind_create_table.go).
+	typeOf[ast.ColumnDef](): {"Name": bind(), "Tp": bind(), "Options": bind()},
+	typeOf[ast.ColumnOption](): {
+		"Tp":                  bind(), // columnDef fails on every option it does not implement
+		"Expr":                bind(), // DEFAULT's value; generated columns and CHECK fail by Tp
+		"Stored":              reject("a stored generated column"),
+		"Refer":               reject("REFERENCES"),
+		"StrValue":            bind(), // COMMENT's text (ignored), COLLATE's name (checked)
+		"AutoRandOpt":         reject("AUTO_RANDOM"),
+		"Enforced":            bind(), // CHECK's, which fails by Tp
+		"ConstraintName":      bind(), // CHECK's, which fails by Tp
+		"PrimaryKeyTp":        bind(), // PRIMARY KEY's, which fails by Tp
+		"SecondaryEngineAttr": reject("SECONDARY_ENGINE_ATTRIBUTE"),
+	},
+	typeOf[ast.CreateIndexStmt](): {
+		"IfNotExists":             ignore(), // the index is never built, so it never exists
+		"IndexName":               bind(),
+		"Table":                   bind(),
+		"IndexPartSpecifications": bind(),
+		"IndexOption":             ignore(), // how the index would be built: it is not
+		"KeyType":                 bind(),   // UNIQUE adds a key (AddKey); spatial and full-text fail in bindCreateIndex
+		"LockAlg":                 ignore(), // how MySQL would lock while building it
+	},
+	typeOf[ast.IndexPartSpecification](): {
+		"Column": bind(),
+		"Length": ignore(), // a prefix index: not built either
+		"Desc":   ignore(), // the order of an index that is not built
+		"Expr":   bind(),   // fails in bindCreateIndex
+	},
 	typeOf[ast.InsertStmt](): {
 		"IsReplace":      bind(),
 		"IgnoreErr":      reject("INSERT IGNORE"),

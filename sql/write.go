@@ -9,6 +9,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"github.com/fsql-dev/fsql/connectors/hive"
+	"github.com/fsql-dev/fsql/connectors/memtable"
 	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/exec/expr"
 	"github.com/fsql-dev/fsql/planner"
@@ -40,6 +41,9 @@ type WriteTarget struct {
 	// Static are the static partitions (PARTITION (`k=v`)) as folder
 	// segments k=v.
 	Static []string
+	// Memory says the table is held in memory (package memtable): the
+	// engine appends the rows, or replaces the table's with them.
+	Memory bool
 }
 
 // Meta is the table's marker as fsql writes it.
@@ -56,7 +60,7 @@ func (w *WriteTarget) Meta() hive.TableMeta {
 func (b *Binder) bindCreateTable(n *ast.CreateTableStmt) (*Statement, error) {
 	name := n.Table.Name.O
 	if n.Select == nil {
-		return nil, errs.New(errs.Unsupported, "CREATE TABLE %s without AS SELECT: fsql creates tables from a query's result (CREATE TABLE %s AS SELECT ...)", name, name)
+		return b.bindCreateMemoryTable(n)
 	}
 	if len(n.Cols) > 0 {
 		return nil, errs.New(errs.Unsupported, "column definitions in CREATE TABLE %s ... AS SELECT: the table takes the query's columns and types; rename and CAST them in the SELECT list", name)
@@ -169,10 +173,15 @@ func (b *Binder) bindInsert(n *ast.InsertStmt) (*Statement, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !t.Managed {
+	memory := t.Format == hive.Memory
+	if memory && len(n.PartitionNames) > 0 {
+		return nil, errs.New(errs.Unsupported, "%s INTO %s PARTITION (...): %s is a table held in memory, without partitions", what, name, name)
+	}
+	if !t.Managed && !memory {
 		return nil, errs.New(errs.Unsupported, "%s INTO %s: fsql writes only tables it created (their folder holds %s/), since only those publish a statement's files at once; create one with CREATE TABLE new AS SELECT * FROM %s", what, name, hive.MarkerDir, name)
 	}
-	w := &WriteTarget{Table: t.Name, Dir: t.Dir, Overwrite: n.IsReplace, Partitions: append([]string(nil), t.PartitionColumns...)}
+	w := &WriteTarget{Table: t.Name, Dir: t.Dir, Overwrite: n.IsReplace, Partitions: append([]string(nil), t.PartitionColumns...), Memory: memory}
+	def, _ := t.Source.(*memtable.Def)
 	// Static partitions: PARTITION (`k=v`) fixes partition column k.
 	static := map[int]expr.Expr{}
 	for _, pn := range n.PartitionNames {
@@ -276,6 +285,9 @@ func (b *Binder) bindInsert(n *ast.InsertStmt) (*Statement, error) {
 			continue
 		}
 		var e expr.Expr = expr.Null(arrow.Null)
+		if def != nil && def.Columns[i].Default != nil {
+			e = def.Columns[i].Default
+		}
 		if k, ok := from[i]; ok {
 			e = expr.NewColumn(k, types[k], f.Name)
 		}
@@ -332,12 +344,21 @@ func srcNames(s *arrow.Schema, src []int) string {
 type DropTarget struct {
 	// Names and Dirs are the tables' names as written and their folders.
 	Names, Dirs []string
+	// Memory names the in-memory tables to drop.
+	Memory []string
 }
 
 // bindDropTable binds DROP TABLE [IF EXISTS] t, ...
 func (b *Binder) bindDropTable(n *ast.DropTableStmt) (*Statement, error) {
 	d := &DropTarget{}
 	for _, tn := range n.Tables {
+		if b.catalog.IsMemory(tn.Name.O) {
+			if _, ok := b.catalog.Folder(tn.Name.O); ok {
+				return nil, errs.New(errs.ErNonUniqTable, "DROP TABLE %s: the name is both a table held in memory and a folder of the data directory; rename the folder first", tn.Name.O)
+			}
+			d.Memory = append(d.Memory, tn.Name.O)
+			continue
+		}
 		dir, ok := b.catalog.Folder(tn.Name.O)
 		if !ok {
 			if n.IfExists {

@@ -28,7 +28,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = runBenchDPP(args[2:], stdout, stderr)
 	case len(args) > 0 && args[0] == "bench":
 		err = runBench(args[1:], stdout, stderr)
-	case len(args) > 1 && args[0] == "help" && (args[1] == "gen" || args[1] == "bench"):
+	case len(args) > 0 && args[0] == "slt":
+		err = runSLT(args[1:], stdout, stderr)
+	case len(args) > 1 && args[0] == "help" && (args[1] == "gen" || args[1] == "bench" || args[1] == "slt"):
 		// fsql help gen, fsql help bench dpp: the sub-command's help.
 		return run(append(args[1:], "-h"), stdin, stdout, stderr)
 	case len(args) > 1 && args[0] == "help":
@@ -95,6 +97,7 @@ usage:
   fsql gen tpcds [flags]           write a TPC-DS data set (fsql gen tpcds -h)
   fsql bench tpcds [flags]         time TPC-DS queries (fsql bench tpcds -h)
   fsql bench dpp [flags]           dynamic pruning on vs off (fsql bench dpp -h)
+  fsql slt [flags] FILE...         run sqllogictest scripts (fsql slt -h)
   fsql help [COMMAND]              this text, or a command's (fsql help gen)
 
 flags:

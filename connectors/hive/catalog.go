@@ -58,6 +58,8 @@ type Catalog struct {
 	footers *footerCache      // shared by every view of Dir
 	names   []string          // table names as spelled on disk, sorted
 	entries map[string]*entry // by lower-cased name
+	memSrc  MemorySource      // the in-memory tables' keeper, nil when none
+	mem     map[string]*Table // in-memory tables by lower-cased name, as of this view
 
 	pathMu sync.Mutex
 	paths  map[string]*entry // path tables by the path as written (see PathTable)
@@ -103,7 +105,16 @@ func OpenWith(dir string, opts Options) (*Catalog, error) {
 	if err := opts.CSV.check(); err != nil {
 		return nil, err
 	}
-	return open(dir, opts, newFooterCache())
+	return open(dir, opts, newFooterCache(), nil)
+}
+
+// OpenWithMemory is OpenWith whose views also list the in-memory tables
+// of mem (see MemorySource).
+func OpenWithMemory(dir string, opts Options, mem MemorySource) (*Catalog, error) {
+	if err := opts.CSV.check(); err != nil {
+		return nil, err
+	}
+	return open(dir, opts, newFooterCache(), mem)
 }
 
 // Snapshot returns a new view of the catalog's directory for one query:
@@ -113,7 +124,7 @@ func OpenWith(dir string, opts Options) (*Catalog, error) {
 // after that lookup; a file that changes on disk while a query reads it
 // fails the query (ErrChanged).
 func (c *Catalog) Snapshot() (*Catalog, error) {
-	return open(c.Dir, c.opts, c.footers)
+	return open(c.Dir, c.opts, c.footers, c.memSrc)
 }
 
 // Refresh forgets every cached footer, then reads again, through a new
@@ -143,7 +154,7 @@ func (c *Catalog) Refresh(ctx context.Context) error {
 	return nil
 }
 
-func open(dir string, opts Options, footers *footerCache) (*Catalog, error) {
+func open(dir string, opts Options, footers *footerCache, memSrc MemorySource) (*Catalog, error) {
 	root, err := filepath.EvalSymlinks(dir)
 	if err == nil {
 		root, err = filepath.Abs(root)
@@ -155,7 +166,7 @@ func open(dir string, opts Options, footers *footerCache) (*Catalog, error) {
 	if err != nil {
 		return nil, errs.Wrap(errs.IO, "opening data directory %s: %w", dir, err)
 	}
-	c := &Catalog{Dir: dir, opts: opts, root: root, footers: footers, entries: map[string]*entry{}, paths: map[string]*entry{}}
+	c := &Catalog{Dir: dir, opts: opts, root: root, footers: footers, memSrc: memSrc, entries: map[string]*entry{}, paths: map[string]*entry{}}
 	for _, e := range ents {
 		if skipped(e.Name()) {
 			continue
@@ -187,15 +198,24 @@ func open(dir string, opts Options, footers *footerCache) (*Catalog, error) {
 		c.entries[key] = &entry{name: e.Name(), dir: path, err: linkErr}
 		c.names = append(c.names, e.Name())
 	}
+	if memSrc != nil {
+		c.mem = memSrc.MemoryTables()
+		for key, t := range c.mem {
+			if _, clash := c.entries[key]; !clash {
+				c.names = append(c.names, t.Name)
+			}
+		}
+	}
 	sort.Strings(c.names)
 	return c, nil
 }
 
 // Has reports whether the data directory has a folder called name
-// (case-insensitive), table or not.
+// (case-insensitive), table or not, or the view an in-memory table of
+// that name.
 func (c *Catalog) Has(name string) bool {
 	_, ok := c.entries[strings.ToLower(name)]
-	return ok
+	return ok || c.IsMemory(name)
 }
 
 // Folder is the folder of the data directory called name
@@ -216,6 +236,12 @@ func (c *Catalog) TableNames() []string { return append([]string(nil), c.names..
 // this view. Safe for concurrent use; every call returns the same *Table.
 func (c *Catalog) Table(name string) (*Table, error) {
 	e, ok := c.entries[strings.ToLower(name)]
+	if t := c.mem[strings.ToLower(name)]; t != nil {
+		if ok {
+			return nil, errs.New(errs.ErNonUniqTable, "table '%s' is both a table held in memory and the folder %s of the data directory; drop the in-memory table (DROP TABLE %s) or rename the folder", name, e.dir, t.Name)
+		}
+		return t, nil
+	}
 	if !ok {
 		known := "none"
 		if len(c.names) > 0 {
@@ -256,6 +282,10 @@ type Table struct {
 	// schema and its manifest lists the files (manifest.go), so fsql may
 	// write it.
 	Managed bool
+	// Source is what made a table that is no folder: for an in-memory
+	// table (Format Memory) the package that keeps it puts its column
+	// definitions here, for the binder of INSERT. nil for folders.
+	Source any
 
 	columns []tableColumn // per file column: name, type, and the error reading it gives
 	opts    Options
@@ -269,11 +299,17 @@ const (
 	Parquet Format = iota
 	// CSV files, known by name (*.csv, *.csv.gz).
 	CSV
+	// Memory: an in-memory table, whose files are Arrow batches
+	// (memory.go).
+	Memory
 )
 
 func (f Format) String() string {
-	if f == CSV {
+	switch f {
+	case CSV:
 		return "CSV"
+	case Memory:
+		return "Memory"
 	}
 	return "Parquet"
 }
@@ -319,7 +355,8 @@ type File struct {
 	// lacks it); nil when they are the same. Set on the copy one table
 	// view makes of a cached File (remapFile).
 	index []int
-	csv   *csvFile // set for a CSV file: what its detection found
+	csv   *csvFile          // set for a CSV file: what its detection found
+	mem   arrow.RecordBatch // set for a chunk of an in-memory table (memory.go)
 }
 
 // fileColumn is the index in f.cols of table file column c, or -1.

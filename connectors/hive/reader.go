@@ -57,6 +57,7 @@ type FileReader struct {
 	osf *os.File
 	buf []byte     // the open row group's prefetched column chunks
 	csv *csvReader // set for a CSV file: it reads the rows, the rest of the reader adds constants
+	mem *memReader // set for a chunk of an in-memory table: it reads everything
 
 	rowGroups []int
 	rgPos     int   // index into rowGroups of the next group to open
@@ -137,6 +138,9 @@ func (t *Table) openReader(p *Partition, f *File, opts ScanOptions) (*FileReader
 		if rg < 0 || rg >= len(f.RowGroups) {
 			return nil, fmt.Errorf("row group %d out of range for %s with %d row groups", rg, f.Path, len(f.RowGroups))
 		}
+	}
+	if t.Format == Memory {
+		return t.openMemory(p, f, opts, fields, rgs)
 	}
 	n := len(opts.Columns)
 	r := &FileReader{table: t, part: p, file: f, schema: arrow.NewSchema(fields, nil), opts: opts, rowGroups: rgs,
@@ -256,6 +260,9 @@ func (r *FileReader) BytesRead() int64 {
 	if r.csv != nil {
 		return r.csv.bytesRead()
 	}
+	if r.mem != nil {
+		return r.mem.bytes
+	}
 	return r.bytesRead
 }
 
@@ -278,6 +285,9 @@ func (r *FileReader) next(ctx context.Context) (rec arrow.RecordBatch, err error
 	}
 	if r.csv != nil {
 		return r.nextCSV(ctx)
+	}
+	if r.mem != nil {
+		return r.mem.next(r)
 	}
 	for r.rgLeft == 0 {
 		if r.rgPos >= len(r.rowGroups) {

@@ -1,9 +1,9 @@
 // Package sltcorpus reads SQLite's sqllogictest scripts (the public-domain
 // corpus of select1.test and its siblings) and checks an engine's answers
-// against them: it parses the records, keeps the tables that the scripts'
-// CREATE TABLE and INSERT statements build (as internal/slt tables, which
-// write themselves as Parquet), renders result values the way the corpus's
-// own runner does, and compares them, hashed or not.
+// against them: it parses the records, renders result values the way the
+// corpus's own runner does, and compares them, hashed or not. The
+// scripts' CREATE TABLE and INSERT statements run as statements of the
+// engine (internal/sltrun runs them against in-memory tables).
 //
 // Rendering follows the corpus: each value is printed by its column's type
 // letter whatever type the engine returned, I as an integer (text such as

@@ -46,7 +46,7 @@ SELECT 1
 1
 `
 
-func TestParseAndTables(t *testing.T) {
+func TestParse(t *testing.T) {
 	s, err := Parse("t.test", strings.NewReader(script))
 	if err != nil {
 		t.Fatal(err)
@@ -69,19 +69,6 @@ func TestParseAndTables(t *testing.T) {
 	h := s.Records[5]
 	if !h.Hashed || h.Count != 3 || h.Hash != "0123" || h.Sort != ValueSort {
 		t.Errorf("hashed query parsed as %+v", h)
-	}
-	db := NewDatabase()
-	for _, r := range s.Records[1:3] {
-		if err := db.Apply(r.SQL); err != nil {
-			t.Fatal(err)
-		}
-	}
-	tab := db.Tables()[0]
-	if got := tab.Rows; !slices.Equal(got[0], []string{"-1", "x"}) || !slices.Equal(got[1], []string{"NULL", "(empty)"}) {
-		t.Errorf("rows %v", got)
-	}
-	if err := db.Apply("SELECT 1"); err != ErrNotData {
-		t.Errorf("SELECT: %v, want ErrNotData", err)
 	}
 }
 

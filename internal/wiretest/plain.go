@@ -6,6 +6,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/fsql-dev/fsql/connectors/hive"
 	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/exec"
 	"github.com/fsql-dev/fsql/exec/expr"
@@ -36,8 +37,11 @@ var (
 // derived are fields that cache what the rest of their struct determines,
 // rebuilt rather than carried: a call's kernel is resolved again from its
 // function name and argument types by the binders when a plan is decoded
-// (expr.Rebind), as it was when the plan was built.
-var derived = map[reflect.Type]string{callType: "impl"}
+// (expr.Rebind), as it was when the plan was built. The rows of a chunk
+// of an in-memory table are named by the chunk's file path (its ID): the
+// decoder resolves the table by name and takes the chunk of that path,
+// as it takes a Parquet file's footer.
+var derived = map[reflect.Type]string{callType: "impl", reflect.TypeFor[hive.File](): "mem"}
 
 // live are packages whose types are runtime objects, never plan data.
 var live = []string{
