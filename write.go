@@ -42,6 +42,7 @@ func (e *Engine) write(ctx context.Context, res resources, st *sql.Statement, qu
 	spec := &hive.WriteSpec{
 		Table: w.Table, DataDir: e.dir, Dir: w.Dir, ID: hive.NewWriteID(),
 		Create: w.Create, Overwrite: w.Overwrite, Static: w.Static, Meta: w.Meta(), Options: opts,
+		Export: w.Export,
 	}
 	root := planner.PlanWrite(query, spec, len(w.Partitions), planner.PhysicalConfig{MaxParallelism: res.cfg.KeyGroups()})
 	if st.Explain {

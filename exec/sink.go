@@ -58,6 +58,13 @@ func (s *Sink) String() string {
 		}
 		part = fmt.Sprintf(", partitioned by %s", strings.Join(names, ", "))
 	}
+	if x := s.Spec.Export; x != nil {
+		format := "csv"
+		if x.Parquet {
+			format = "parquet, " + s.Spec.Options.Compression
+		}
+		return fmt.Sprintf("Sink(outfile %s, %s)", s.Spec.Table, format)
+	}
 	return fmt.Sprintf("Sink(table %s%s, %s)", s.Spec.Table, part, s.Spec.Options.Compression)
 }
 
@@ -93,7 +100,7 @@ func (s *Sink) Open(tc *TaskContext, inputs []Stream) (Stream, error) {
 
 type sinkFile struct {
 	dir string // the partition folder, relative ("" when unpartitioned)
-	w   *hive.ParquetWriter
+	w   hive.DataFileWriter
 }
 
 type sinkStream struct {
@@ -127,6 +134,13 @@ func (st *sinkStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		err = st.write(b)
 		b.Release()
 		if err != nil {
+			return nil, err
+		}
+	}
+	if x := st.s.Spec.Export; x != nil && !x.Folder && st.written == 0 {
+		// One file is the target even for no rows (the export's one
+		// writing task makes it).
+		if _, err := st.file(""); err != nil {
 			return nil, err
 		}
 	}
@@ -238,7 +252,7 @@ func (st *sinkStream) file(dir string) (*sinkFile, error) {
 		return nil, errs.Wrap(errs.IO, "writing table %s: %w", spec.Table, err)
 	}
 	path := filepath.Join(folder, spec.FileName(st.task, st.written))
-	w, err := hive.CreateParquet(path, st.fileSchema, spec.Options)
+	w, err := spec.CreateFile(path, st.fileSchema)
 	if err != nil {
 		return nil, errs.Wrap(errs.IO, "writing table %s: %w", spec.Table, err)
 	}

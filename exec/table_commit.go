@@ -37,6 +37,8 @@ func (c *TableCommit) Children() []Node { return []Node{c.Input} }
 func (c *TableCommit) String() string {
 	what := "insert into"
 	switch {
+	case c.Spec.Export != nil:
+		what = "into outfile"
 	case c.Spec.Create:
 		what = "create"
 	case c.Spec.Overwrite:

@@ -31,6 +31,11 @@ func PlanWrite(query exec.Node, spec *hive.WriteSpec, partitions int, cfg Physic
 		}
 		in = &shuffle.Exchange{Kind: shuffle.Hash, Child: query, Keys: keys, MaxParallelism: cfg.MaxParallelism}
 	}
+	if x := spec.Export; x != nil && x.Parquet && !x.Folder {
+		// One Parquet file has one writer: the rows are gathered to one
+		// task. (A CSV file is the tasks' parts concatenated in order.)
+		in = &shuffle.Exchange{Kind: shuffle.Gather, Child: query}
+	}
 	sink := &exec.Sink{Input: in, Spec: spec, Partitions: partitions}
 	return &exec.TableCommit{Input: &shuffle.Exchange{Kind: shuffle.Gather, Child: sink}, Spec: spec}
 }

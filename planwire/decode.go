@@ -492,6 +492,12 @@ func decodeWriteSpec(m *pb.WriteSpec) (*hive.WriteSpec, error) {
 	for _, c := range m.Meta.Columns {
 		w.Meta.Columns = append(w.Meta.Columns, hive.MetaColumn{Name: c.Name, Type: c.Type})
 	}
+	if x := m.Export; x != nil {
+		w.Export = &hive.ExportSpec{Path: x.Path, Parquet: x.Parquet, Folder: x.Folder, CSV: hive.CSVExport{
+			FieldsTerminated: x.FieldsTerminated, Enclosed: x.Enclosed, OptEnclosed: x.OptEnclosed,
+			Escaped: x.Escaped, LinesStarting: x.LinesStarting, LinesTerminated: x.LinesTerminated,
+		}}
+	}
 	if _, err := w.Meta.Schema(); err != nil {
 		return nil, errs.Wrap(errs.Internal, "the write spec of table %s: %w", w.Table, err)
 	}

@@ -495,5 +495,12 @@ func encodeWriteSpec(w *hive.WriteSpec) *pb.WriteSpec {
 	for _, c := range w.Meta.Columns {
 		m.Meta.Columns = append(m.Meta.Columns, &pb.MetaColumn{Name: c.Name, Type: c.Type})
 	}
+	if x := w.Export; x != nil {
+		m.Export = &pb.ExportSpec{
+			Path: x.Path, Parquet: x.Parquet, Folder: x.Folder,
+			FieldsTerminated: x.CSV.FieldsTerminated, Enclosed: x.CSV.Enclosed, OptEnclosed: x.CSV.OptEnclosed,
+			Escaped: x.CSV.Escaped, LinesStarting: x.CSV.LinesStarting, LinesTerminated: x.CSV.LinesTerminated,
+		}
+	}
 	return m
 }

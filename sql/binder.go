@@ -102,6 +102,7 @@ func (b *Binder) BindContext(ctx context.Context, stmt ast.StmtNode) (*Statement
 func (b *Binder) BindEnv(ctx context.Context, stmt ast.StmtNode, env Env) (*Statement, error) {
 	b.ctx, b.relations, b.env = ctx, 0, env
 	defer func() { b.ctx, b.env, b.params, b.markerIndex = nil, Env{}, nil, nil }()
+	into := detachOutfile(stmt)
 	markers, err := checkStatement(stmt)
 	if err != nil {
 		return nil, err
@@ -164,6 +165,12 @@ func (b *Binder) BindEnv(ctx context.Context, stmt ast.StmtNode, env Env) (*Stat
 		return nil, err
 	}
 	st.Plan, st.Names = q.plan, q.names
+	if into != nil {
+		if st.Analyze {
+			return nil, errs.New(errs.Unsupported, "EXPLAIN ANALYZE of SELECT ... INTO OUTFILE (EXPLAIN shows its plan without running it)")
+		}
+		return b.bindOutfile(st, q, into)
+	}
 	return st, nil
 }
 

@@ -647,7 +647,11 @@ func selectInto(v reflect.Value) error {
 	if what == "" {
 		what = "INTO"
 	}
-	return fmt.Errorf("%w: SELECT ... %s (write the result with fsql --format csv|json instead)", exec.ErrNotImplemented, what)
+	if into.Tp == ast.SelectIntoOutfile {
+		// detachOutfile took the statement's own; this one is nested.
+		return fmt.Errorf("%w: INTO OUTFILE inside a subquery or a UNION branch (write it after the statement's last SELECT)", exec.ErrNotImplemented)
+	}
+	return fmt.Errorf("%w: SELECT ... %s (fsql writes results with INTO OUTFILE, or fsql --format csv|json)", exec.ErrNotImplemented, what)
 }
 
 // plainHints choose how a plan runs (join and aggregate algorithms, join

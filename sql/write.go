@@ -44,6 +44,9 @@ type WriteTarget struct {
 	// Memory says the table is held in memory (package memtable): the
 	// engine appends the rows, or replaces the table's with them.
 	Memory bool
+	// Export, for SELECT ... INTO OUTFILE, is the file or folder the rows
+	// go to (Table is then the path as written, Dir the path resolved).
+	Export *hive.ExportSpec
 }
 
 // Meta is the table's marker as fsql writes it.

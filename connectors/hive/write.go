@@ -80,6 +80,9 @@ type WriteSpec struct {
 	Meta TableMeta
 	// Options say how files are laid out.
 	Options WriteOptions
+	// Export, when set, makes the statement SELECT ... INTO OUTFILE: the
+	// files go to its target, not to a table (export.go).
+	Export *ExportSpec
 }
 
 // TxnDir is the statement's staging folder.
@@ -98,7 +101,11 @@ func (w *WriteSpec) TaskDir(task int) string {
 // FileName is the name of a task's n-th data file: the statement's ID
 // keeps it apart from every other statement's files in the same folder.
 func (w *WriteSpec) FileName(task, n int) string {
-	return fmt.Sprintf("part-%s-%05d-%03d.parquet", w.ID, task, n)
+	ext := "parquet"
+	if w.Export != nil && !w.Export.Parquet {
+		ext = "csv"
+	}
+	return fmt.Sprintf("part-%s-%05d-%03d.%s", w.ID, task, n, ext)
 }
 
 // Write is a begun write statement: the lock that tells a running
@@ -121,6 +128,9 @@ func NewWriteID() string {
 // created (its marker), and the folder writable. Nothing is written into
 // the table folder except under _fsql.
 func BeginWrite(spec *WriteSpec) (*Write, error) {
+	if spec.Export != nil {
+		return beginExport(spec)
+	}
 	if spec.Create {
 		if _, err := os.Lstat(spec.Dir); err == nil {
 			return nil, errs.New(errs.ErTableExistsError, "table '%s' already exists (folder %s)", spec.Table, spec.Dir)
@@ -160,7 +170,7 @@ func BeginWrite(spec *WriteSpec) (*Write, error) {
 // successful CommitWrite there is nothing left to remove, so Abort is
 // also how every write statement ends. It is idempotent.
 func (w *Write) Abort() {
-	if w.Spec.Create {
+	if w.Spec.Create || w.Spec.Export != nil {
 		os.RemoveAll(w.Spec.Work)
 	} else {
 		os.RemoveAll(w.Spec.TxnDir())
@@ -198,6 +208,9 @@ func (w *WriteSpec) DiscardAttempt(task, attempt int) error {
 // must hold exactly as many rows, or nothing is published. On an error
 // the table is as it was (moved files are removed again).
 func CommitWrite(w *WriteSpec, expect int64) (rows int64, err error) {
+	if w.Export != nil {
+		return commitExport(w, expect)
+	}
 	txn := w.TxnDir()
 	var moves []string // paths under Work, "/"-separated
 	tasks, err := os.ReadDir(txn)

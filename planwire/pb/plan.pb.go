@@ -2806,17 +2806,19 @@ func (x *TableCommit) GetSpec() *WriteSpec {
 }
 
 type WriteSpec struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Table         string                 `protobuf:"bytes,1,opt,name=table,proto3" json:"table,omitempty"`
-	DataDir       string                 `protobuf:"bytes,2,opt,name=data_dir,json=dataDir,proto3" json:"data_dir,omitempty"`
-	Dir           string                 `protobuf:"bytes,3,opt,name=dir,proto3" json:"dir,omitempty"`
-	Work          string                 `protobuf:"bytes,4,opt,name=work,proto3" json:"work,omitempty"`
-	Id            string                 `protobuf:"bytes,5,opt,name=id,proto3" json:"id,omitempty"`
-	Create        bool                   `protobuf:"varint,6,opt,name=create,proto3" json:"create,omitempty"`
-	Overwrite     bool                   `protobuf:"varint,7,opt,name=overwrite,proto3" json:"overwrite,omitempty"`
-	Static        []string               `protobuf:"bytes,8,rep,name=static,proto3" json:"static,omitempty"`
-	Meta          *TableMeta             `protobuf:"bytes,9,opt,name=meta,proto3" json:"meta,omitempty"`
-	Options       *WriteOptions          `protobuf:"bytes,10,opt,name=options,proto3" json:"options,omitempty"`
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Table     string                 `protobuf:"bytes,1,opt,name=table,proto3" json:"table,omitempty"`
+	DataDir   string                 `protobuf:"bytes,2,opt,name=data_dir,json=dataDir,proto3" json:"data_dir,omitempty"`
+	Dir       string                 `protobuf:"bytes,3,opt,name=dir,proto3" json:"dir,omitempty"`
+	Work      string                 `protobuf:"bytes,4,opt,name=work,proto3" json:"work,omitempty"`
+	Id        string                 `protobuf:"bytes,5,opt,name=id,proto3" json:"id,omitempty"`
+	Create    bool                   `protobuf:"varint,6,opt,name=create,proto3" json:"create,omitempty"`
+	Overwrite bool                   `protobuf:"varint,7,opt,name=overwrite,proto3" json:"overwrite,omitempty"`
+	Static    []string               `protobuf:"bytes,8,rep,name=static,proto3" json:"static,omitempty"`
+	Meta      *TableMeta             `protobuf:"bytes,9,opt,name=meta,proto3" json:"meta,omitempty"`
+	Options   *WriteOptions          `protobuf:"bytes,10,opt,name=options,proto3" json:"options,omitempty"`
+	// Set for SELECT ... INTO OUTFILE: the target instead of a table.
+	Export        *ExportSpec `protobuf:"bytes,11,opt,name=export,proto3" json:"export,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2921,6 +2923,121 @@ func (x *WriteSpec) GetOptions() *WriteOptions {
 	return nil
 }
 
+func (x *WriteSpec) GetExport() *ExportSpec {
+	if x != nil {
+		return x.Export
+	}
+	return nil
+}
+
+type ExportSpec struct {
+	state            protoimpl.MessageState `protogen:"open.v1"`
+	Path             string                 `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	Parquet          bool                   `protobuf:"varint,2,opt,name=parquet,proto3" json:"parquet,omitempty"`
+	Folder           bool                   `protobuf:"varint,3,opt,name=folder,proto3" json:"folder,omitempty"`
+	FieldsTerminated string                 `protobuf:"bytes,4,opt,name=fields_terminated,json=fieldsTerminated,proto3" json:"fields_terminated,omitempty"`
+	Enclosed         string                 `protobuf:"bytes,5,opt,name=enclosed,proto3" json:"enclosed,omitempty"`
+	OptEnclosed      bool                   `protobuf:"varint,6,opt,name=opt_enclosed,json=optEnclosed,proto3" json:"opt_enclosed,omitempty"`
+	Escaped          string                 `protobuf:"bytes,7,opt,name=escaped,proto3" json:"escaped,omitempty"`
+	LinesStarting    string                 `protobuf:"bytes,8,opt,name=lines_starting,json=linesStarting,proto3" json:"lines_starting,omitempty"`
+	LinesTerminated  string                 `protobuf:"bytes,9,opt,name=lines_terminated,json=linesTerminated,proto3" json:"lines_terminated,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *ExportSpec) Reset() {
+	*x = ExportSpec{}
+	mi := &file_plan_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExportSpec) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExportSpec) ProtoMessage() {}
+
+func (x *ExportSpec) ProtoReflect() protoreflect.Message {
+	mi := &file_plan_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExportSpec.ProtoReflect.Descriptor instead.
+func (*ExportSpec) Descriptor() ([]byte, []int) {
+	return file_plan_proto_rawDescGZIP(), []int{32}
+}
+
+func (x *ExportSpec) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *ExportSpec) GetParquet() bool {
+	if x != nil {
+		return x.Parquet
+	}
+	return false
+}
+
+func (x *ExportSpec) GetFolder() bool {
+	if x != nil {
+		return x.Folder
+	}
+	return false
+}
+
+func (x *ExportSpec) GetFieldsTerminated() string {
+	if x != nil {
+		return x.FieldsTerminated
+	}
+	return ""
+}
+
+func (x *ExportSpec) GetEnclosed() string {
+	if x != nil {
+		return x.Enclosed
+	}
+	return ""
+}
+
+func (x *ExportSpec) GetOptEnclosed() bool {
+	if x != nil {
+		return x.OptEnclosed
+	}
+	return false
+}
+
+func (x *ExportSpec) GetEscaped() string {
+	if x != nil {
+		return x.Escaped
+	}
+	return ""
+}
+
+func (x *ExportSpec) GetLinesStarting() string {
+	if x != nil {
+		return x.LinesStarting
+	}
+	return ""
+}
+
+func (x *ExportSpec) GetLinesTerminated() string {
+	if x != nil {
+		return x.LinesTerminated
+	}
+	return ""
+}
+
 type TableMeta struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Format        string                 `protobuf:"bytes,1,opt,name=format,proto3" json:"format,omitempty"`
@@ -2933,7 +3050,7 @@ type TableMeta struct {
 
 func (x *TableMeta) Reset() {
 	*x = TableMeta{}
-	mi := &file_plan_proto_msgTypes[32]
+	mi := &file_plan_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2945,7 +3062,7 @@ func (x *TableMeta) String() string {
 func (*TableMeta) ProtoMessage() {}
 
 func (x *TableMeta) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[32]
+	mi := &file_plan_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2958,7 +3075,7 @@ func (x *TableMeta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TableMeta.ProtoReflect.Descriptor instead.
 func (*TableMeta) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{32}
+	return file_plan_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *TableMeta) GetFormat() string {
@@ -2999,7 +3116,7 @@ type MetaColumn struct {
 
 func (x *MetaColumn) Reset() {
 	*x = MetaColumn{}
-	mi := &file_plan_proto_msgTypes[33]
+	mi := &file_plan_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3011,7 +3128,7 @@ func (x *MetaColumn) String() string {
 func (*MetaColumn) ProtoMessage() {}
 
 func (x *MetaColumn) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[33]
+	mi := &file_plan_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3024,7 +3141,7 @@ func (x *MetaColumn) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MetaColumn.ProtoReflect.Descriptor instead.
 func (*MetaColumn) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{33}
+	return file_plan_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *MetaColumn) GetName() string {
@@ -3052,7 +3169,7 @@ type WriteOptions struct {
 
 func (x *WriteOptions) Reset() {
 	*x = WriteOptions{}
-	mi := &file_plan_proto_msgTypes[34]
+	mi := &file_plan_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3064,7 +3181,7 @@ func (x *WriteOptions) String() string {
 func (*WriteOptions) ProtoMessage() {}
 
 func (x *WriteOptions) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[34]
+	mi := &file_plan_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3077,7 +3194,7 @@ func (x *WriteOptions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WriteOptions.ProtoReflect.Descriptor instead.
 func (*WriteOptions) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{34}
+	return file_plan_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *WriteOptions) GetCompression() string {
@@ -3116,7 +3233,7 @@ type Expr struct {
 
 func (x *Expr) Reset() {
 	*x = Expr{}
-	mi := &file_plan_proto_msgTypes[35]
+	mi := &file_plan_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3128,7 +3245,7 @@ func (x *Expr) String() string {
 func (*Expr) ProtoMessage() {}
 
 func (x *Expr) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[35]
+	mi := &file_plan_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3141,7 +3258,7 @@ func (x *Expr) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Expr.ProtoReflect.Descriptor instead.
 func (*Expr) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{35}
+	return file_plan_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *Expr) GetKind() isExpr_Kind {
@@ -3211,7 +3328,7 @@ type Column struct {
 
 func (x *Column) Reset() {
 	*x = Column{}
-	mi := &file_plan_proto_msgTypes[36]
+	mi := &file_plan_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3223,7 +3340,7 @@ func (x *Column) String() string {
 func (*Column) ProtoMessage() {}
 
 func (x *Column) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[36]
+	mi := &file_plan_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3236,7 +3353,7 @@ func (x *Column) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Column.ProtoReflect.Descriptor instead.
 func (*Column) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{36}
+	return file_plan_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *Column) GetIndex() int32 {
@@ -3286,7 +3403,7 @@ type Literal struct {
 
 func (x *Literal) Reset() {
 	*x = Literal{}
-	mi := &file_plan_proto_msgTypes[37]
+	mi := &file_plan_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3298,7 +3415,7 @@ func (x *Literal) String() string {
 func (*Literal) ProtoMessage() {}
 
 func (x *Literal) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[37]
+	mi := &file_plan_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3311,7 +3428,7 @@ func (x *Literal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Literal.ProtoReflect.Descriptor instead.
 func (*Literal) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{37}
+	return file_plan_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *Literal) GetType() *DataType {
@@ -3524,7 +3641,7 @@ type Decimal128 struct {
 
 func (x *Decimal128) Reset() {
 	*x = Decimal128{}
-	mi := &file_plan_proto_msgTypes[38]
+	mi := &file_plan_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3536,7 +3653,7 @@ func (x *Decimal128) String() string {
 func (*Decimal128) ProtoMessage() {}
 
 func (x *Decimal128) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[38]
+	mi := &file_plan_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3549,7 +3666,7 @@ func (x *Decimal128) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Decimal128.ProtoReflect.Descriptor instead.
 func (*Decimal128) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{38}
+	return file_plan_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *Decimal128) GetHigh() int64 {
@@ -3583,7 +3700,7 @@ type Call struct {
 
 func (x *Call) Reset() {
 	*x = Call{}
-	mi := &file_plan_proto_msgTypes[39]
+	mi := &file_plan_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3595,7 +3712,7 @@ func (x *Call) String() string {
 func (*Call) ProtoMessage() {}
 
 func (x *Call) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[39]
+	mi := &file_plan_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3608,7 +3725,7 @@ func (x *Call) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Call.ProtoReflect.Descriptor instead.
 func (*Call) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{39}
+	return file_plan_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *Call) GetFn() string {
@@ -3658,7 +3775,7 @@ type DataType struct {
 
 func (x *DataType) Reset() {
 	*x = DataType{}
-	mi := &file_plan_proto_msgTypes[40]
+	mi := &file_plan_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3670,7 +3787,7 @@ func (x *DataType) String() string {
 func (*DataType) ProtoMessage() {}
 
 func (x *DataType) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[40]
+	mi := &file_plan_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3683,7 +3800,7 @@ func (x *DataType) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DataType.ProtoReflect.Descriptor instead.
 func (*DataType) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{40}
+	return file_plan_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *DataType) GetId() TypeID {
@@ -3739,7 +3856,7 @@ type Field struct {
 
 func (x *Field) Reset() {
 	*x = Field{}
-	mi := &file_plan_proto_msgTypes[41]
+	mi := &file_plan_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3751,7 +3868,7 @@ func (x *Field) String() string {
 func (*Field) ProtoMessage() {}
 
 func (x *Field) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[41]
+	mi := &file_plan_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3764,7 +3881,7 @@ func (x *Field) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Field.ProtoReflect.Descriptor instead.
 func (*Field) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{41}
+	return file_plan_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *Field) GetName() string {
@@ -3814,7 +3931,7 @@ type Table struct {
 
 func (x *Table) Reset() {
 	*x = Table{}
-	mi := &file_plan_proto_msgTypes[42]
+	mi := &file_plan_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3826,7 +3943,7 @@ func (x *Table) String() string {
 func (*Table) ProtoMessage() {}
 
 func (x *Table) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[42]
+	mi := &file_plan_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3839,7 +3956,7 @@ func (x *Table) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Table.ProtoReflect.Descriptor instead.
 func (*Table) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{42}
+	return file_plan_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *Table) GetName() string {
@@ -3894,7 +4011,7 @@ type ColumnCheck struct {
 
 func (x *ColumnCheck) Reset() {
 	*x = ColumnCheck{}
-	mi := &file_plan_proto_msgTypes[43]
+	mi := &file_plan_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3906,7 +4023,7 @@ func (x *ColumnCheck) String() string {
 func (*ColumnCheck) ProtoMessage() {}
 
 func (x *ColumnCheck) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[43]
+	mi := &file_plan_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3919,7 +4036,7 @@ func (x *ColumnCheck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ColumnCheck.ProtoReflect.Descriptor instead.
 func (*ColumnCheck) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{43}
+	return file_plan_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *ColumnCheck) GetName() string {
@@ -3948,7 +4065,7 @@ type Partition struct {
 
 func (x *Partition) Reset() {
 	*x = Partition{}
-	mi := &file_plan_proto_msgTypes[44]
+	mi := &file_plan_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3960,7 +4077,7 @@ func (x *Partition) String() string {
 func (*Partition) ProtoMessage() {}
 
 func (x *Partition) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[44]
+	mi := &file_plan_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3973,7 +4090,7 @@ func (x *Partition) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Partition.ProtoReflect.Descriptor instead.
 func (*Partition) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{44}
+	return file_plan_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *Partition) GetPath() string {
@@ -4004,7 +4121,7 @@ type File struct {
 
 func (x *File) Reset() {
 	*x = File{}
-	mi := &file_plan_proto_msgTypes[45]
+	mi := &file_plan_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4016,7 +4133,7 @@ func (x *File) String() string {
 func (*File) ProtoMessage() {}
 
 func (x *File) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[45]
+	mi := &file_plan_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4029,7 +4146,7 @@ func (x *File) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use File.ProtoReflect.Descriptor instead.
 func (*File) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{45}
+	return file_plan_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *File) GetName() string {
@@ -4240,7 +4357,7 @@ const file_plan_proto_rawDesc = "" +
 	"partitions\"l\n" +
 	"\vTableCommit\x12,\n" +
 	"\x05input\x18\x01 \x01(\v2\x16.fsql.planwire.v1.NodeR\x05input\x12/\n" +
-	"\x04spec\x18\x02 \x01(\v2\x1b.fsql.planwire.v1.WriteSpecR\x04spec\"\xab\x02\n" +
+	"\x04spec\x18\x02 \x01(\v2\x1b.fsql.planwire.v1.WriteSpecR\x04spec\"\xe1\x02\n" +
 	"\tWriteSpec\x12\x14\n" +
 	"\x05table\x18\x01 \x01(\tR\x05table\x12\x19\n" +
 	"\bdata_dir\x18\x02 \x01(\tR\adataDir\x12\x10\n" +
@@ -4252,7 +4369,19 @@ const file_plan_proto_rawDesc = "" +
 	"\x06static\x18\b \x03(\tR\x06static\x12/\n" +
 	"\x04meta\x18\t \x01(\v2\x1b.fsql.planwire.v1.TableMetaR\x04meta\x128\n" +
 	"\aoptions\x18\n" +
-	" \x01(\v2\x1e.fsql.planwire.v1.WriteOptionsR\aoptions\"\x9a\x01\n" +
+	" \x01(\v2\x1e.fsql.planwire.v1.WriteOptionsR\aoptions\x124\n" +
+	"\x06export\x18\v \x01(\v2\x1c.fsql.planwire.v1.ExportSpecR\x06export\"\xaa\x02\n" +
+	"\n" +
+	"ExportSpec\x12\x12\n" +
+	"\x04path\x18\x01 \x01(\tR\x04path\x12\x18\n" +
+	"\aparquet\x18\x02 \x01(\bR\aparquet\x12\x16\n" +
+	"\x06folder\x18\x03 \x01(\bR\x06folder\x12+\n" +
+	"\x11fields_terminated\x18\x04 \x01(\tR\x10fieldsTerminated\x12\x1a\n" +
+	"\benclosed\x18\x05 \x01(\tR\benclosed\x12!\n" +
+	"\fopt_enclosed\x18\x06 \x01(\bR\voptEnclosed\x12\x18\n" +
+	"\aescaped\x18\a \x01(\tR\aescaped\x12%\n" +
+	"\x0elines_starting\x18\b \x01(\tR\rlinesStarting\x12)\n" +
+	"\x10lines_terminated\x18\t \x01(\tR\x0flinesTerminated\"\x9a\x01\n" +
 	"\tTableMeta\x12\x16\n" +
 	"\x06format\x18\x01 \x01(\tR\x06format\x126\n" +
 	"\acolumns\x18\x02 \x03(\v2\x1c.fsql.planwire.v1.MetaColumnR\acolumns\x12\x1e\n" +
@@ -4417,7 +4546,7 @@ func file_plan_proto_rawDescGZIP() []byte {
 }
 
 var file_plan_proto_enumTypes = make([]protoimpl.EnumInfo, 7)
-var file_plan_proto_msgTypes = make([]protoimpl.MessageInfo, 46)
+var file_plan_proto_msgTypes = make([]protoimpl.MessageInfo, 47)
 var file_plan_proto_goTypes = []any{
 	(ExchangeKind)(0),                  // 0: fsql.planwire.v1.ExchangeKind
 	(JoinType)(0),                      // 1: fsql.planwire.v1.JoinType
@@ -4458,28 +4587,29 @@ var file_plan_proto_goTypes = []any{
 	(*Sink)(nil),                       // 36: fsql.planwire.v1.Sink
 	(*TableCommit)(nil),                // 37: fsql.planwire.v1.TableCommit
 	(*WriteSpec)(nil),                  // 38: fsql.planwire.v1.WriteSpec
-	(*TableMeta)(nil),                  // 39: fsql.planwire.v1.TableMeta
-	(*MetaColumn)(nil),                 // 40: fsql.planwire.v1.MetaColumn
-	(*WriteOptions)(nil),               // 41: fsql.planwire.v1.WriteOptions
-	(*Expr)(nil),                       // 42: fsql.planwire.v1.Expr
-	(*Column)(nil),                     // 43: fsql.planwire.v1.Column
-	(*Literal)(nil),                    // 44: fsql.planwire.v1.Literal
-	(*Decimal128)(nil),                 // 45: fsql.planwire.v1.Decimal128
-	(*Call)(nil),                       // 46: fsql.planwire.v1.Call
-	(*DataType)(nil),                   // 47: fsql.planwire.v1.DataType
-	(*Field)(nil),                      // 48: fsql.planwire.v1.Field
-	(*Table)(nil),                      // 49: fsql.planwire.v1.Table
-	(*ColumnCheck)(nil),                // 50: fsql.planwire.v1.ColumnCheck
-	(*Partition)(nil),                  // 51: fsql.planwire.v1.Partition
-	(*File)(nil),                       // 52: fsql.planwire.v1.File
+	(*ExportSpec)(nil),                 // 39: fsql.planwire.v1.ExportSpec
+	(*TableMeta)(nil),                  // 40: fsql.planwire.v1.TableMeta
+	(*MetaColumn)(nil),                 // 41: fsql.planwire.v1.MetaColumn
+	(*WriteOptions)(nil),               // 42: fsql.planwire.v1.WriteOptions
+	(*Expr)(nil),                       // 43: fsql.planwire.v1.Expr
+	(*Column)(nil),                     // 44: fsql.planwire.v1.Column
+	(*Literal)(nil),                    // 45: fsql.planwire.v1.Literal
+	(*Decimal128)(nil),                 // 46: fsql.planwire.v1.Decimal128
+	(*Call)(nil),                       // 47: fsql.planwire.v1.Call
+	(*DataType)(nil),                   // 48: fsql.planwire.v1.DataType
+	(*Field)(nil),                      // 49: fsql.planwire.v1.Field
+	(*Table)(nil),                      // 50: fsql.planwire.v1.Table
+	(*ColumnCheck)(nil),                // 51: fsql.planwire.v1.ColumnCheck
+	(*Partition)(nil),                  // 52: fsql.planwire.v1.Partition
+	(*File)(nil),                       // 53: fsql.planwire.v1.File
 }
 var file_plan_proto_depIdxs = []int32{
 	8,   // 0: fsql.planwire.v1.Plan.fragments:type_name -> fsql.planwire.v1.Fragment
 	10,  // 1: fsql.planwire.v1.Fragment.root:type_name -> fsql.planwire.v1.Node
 	9,   // 2: fsql.planwire.v1.Fragment.output:type_name -> fsql.planwire.v1.Exchange
-	49,  // 3: fsql.planwire.v1.Fragment.tables:type_name -> fsql.planwire.v1.Table
+	50,  // 3: fsql.planwire.v1.Fragment.tables:type_name -> fsql.planwire.v1.Table
 	0,   // 4: fsql.planwire.v1.Exchange.kind:type_name -> fsql.planwire.v1.ExchangeKind
-	42,  // 5: fsql.planwire.v1.Exchange.keys:type_name -> fsql.planwire.v1.Expr
+	43,  // 5: fsql.planwire.v1.Exchange.keys:type_name -> fsql.planwire.v1.Expr
 	11,  // 6: fsql.planwire.v1.Node.input:type_name -> fsql.planwire.v1.InputExchange
 	12,  // 7: fsql.planwire.v1.Node.scan:type_name -> fsql.planwire.v1.Scan
 	14,  // 8: fsql.planwire.v1.Node.filter:type_name -> fsql.planwire.v1.Filter
@@ -4500,36 +4630,36 @@ var file_plan_proto_depIdxs = []int32{
 	36,  // 23: fsql.planwire.v1.Node.sink:type_name -> fsql.planwire.v1.Sink
 	37,  // 24: fsql.planwire.v1.Node.table_commit:type_name -> fsql.planwire.v1.TableCommit
 	9,   // 25: fsql.planwire.v1.InputExchange.exchange:type_name -> fsql.planwire.v1.Exchange
-	48,  // 26: fsql.planwire.v1.InputExchange.schema:type_name -> fsql.planwire.v1.Field
-	42,  // 27: fsql.planwire.v1.Scan.filters:type_name -> fsql.planwire.v1.Expr
+	49,  // 26: fsql.planwire.v1.InputExchange.schema:type_name -> fsql.planwire.v1.Field
+	43,  // 27: fsql.planwire.v1.Scan.filters:type_name -> fsql.planwire.v1.Expr
 	13,  // 28: fsql.planwire.v1.Scan.dynamic_filters:type_name -> fsql.planwire.v1.DynamicFilterTarget
 	10,  // 29: fsql.planwire.v1.Filter.child:type_name -> fsql.planwire.v1.Node
-	42,  // 30: fsql.planwire.v1.Filter.cond:type_name -> fsql.planwire.v1.Expr
+	43,  // 30: fsql.planwire.v1.Filter.cond:type_name -> fsql.planwire.v1.Expr
 	10,  // 31: fsql.planwire.v1.Project.child:type_name -> fsql.planwire.v1.Node
-	42,  // 32: fsql.planwire.v1.Project.exprs:type_name -> fsql.planwire.v1.Expr
+	43,  // 32: fsql.planwire.v1.Project.exprs:type_name -> fsql.planwire.v1.Expr
 	1,   // 33: fsql.planwire.v1.HashJoin.type:type_name -> fsql.planwire.v1.JoinType
 	10,  // 34: fsql.planwire.v1.HashJoin.build:type_name -> fsql.planwire.v1.Node
 	10,  // 35: fsql.planwire.v1.HashJoin.probe:type_name -> fsql.planwire.v1.Node
-	42,  // 36: fsql.planwire.v1.HashJoin.build_keys:type_name -> fsql.planwire.v1.Expr
-	42,  // 37: fsql.planwire.v1.HashJoin.probe_keys:type_name -> fsql.planwire.v1.Expr
-	42,  // 38: fsql.planwire.v1.HashJoin.residual:type_name -> fsql.planwire.v1.Expr
+	43,  // 36: fsql.planwire.v1.HashJoin.build_keys:type_name -> fsql.planwire.v1.Expr
+	43,  // 37: fsql.planwire.v1.HashJoin.probe_keys:type_name -> fsql.planwire.v1.Expr
+	43,  // 38: fsql.planwire.v1.HashJoin.residual:type_name -> fsql.planwire.v1.Expr
 	1,   // 39: fsql.planwire.v1.NestedLoopJoin.type:type_name -> fsql.planwire.v1.JoinType
 	10,  // 40: fsql.planwire.v1.NestedLoopJoin.build:type_name -> fsql.planwire.v1.Node
 	10,  // 41: fsql.planwire.v1.NestedLoopJoin.probe:type_name -> fsql.planwire.v1.Node
-	42,  // 42: fsql.planwire.v1.NestedLoopJoin.cond:type_name -> fsql.planwire.v1.Expr
-	42,  // 43: fsql.planwire.v1.AggFunc.arg:type_name -> fsql.planwire.v1.Expr
-	47,  // 44: fsql.planwire.v1.AggFunc.type:type_name -> fsql.planwire.v1.DataType
+	43,  // 42: fsql.planwire.v1.NestedLoopJoin.cond:type_name -> fsql.planwire.v1.Expr
+	43,  // 43: fsql.planwire.v1.AggFunc.arg:type_name -> fsql.planwire.v1.Expr
+	48,  // 44: fsql.planwire.v1.AggFunc.type:type_name -> fsql.planwire.v1.DataType
 	10,  // 45: fsql.planwire.v1.HashAggregate.child:type_name -> fsql.planwire.v1.Node
 	2,   // 46: fsql.planwire.v1.HashAggregate.mode:type_name -> fsql.planwire.v1.AggMode
-	42,  // 47: fsql.planwire.v1.HashAggregate.group_by:type_name -> fsql.planwire.v1.Expr
+	43,  // 47: fsql.planwire.v1.HashAggregate.group_by:type_name -> fsql.planwire.v1.Expr
 	18,  // 48: fsql.planwire.v1.HashAggregate.aggs:type_name -> fsql.planwire.v1.AggFunc
-	44,  // 49: fsql.planwire.v1.HashAggregate.seed:type_name -> fsql.planwire.v1.Literal
+	45,  // 49: fsql.planwire.v1.HashAggregate.seed:type_name -> fsql.planwire.v1.Literal
 	10,  // 50: fsql.planwire.v1.Expand.child:type_name -> fsql.planwire.v1.Node
 	20,  // 51: fsql.planwire.v1.Expand.sets:type_name -> fsql.planwire.v1.IntList
-	42,  // 52: fsql.planwire.v1.Expand.exprs:type_name -> fsql.planwire.v1.Expr
-	42,  // 53: fsql.planwire.v1.Expand.pass:type_name -> fsql.planwire.v1.Expr
-	42,  // 54: fsql.planwire.v1.Expand.empty_set_only:type_name -> fsql.planwire.v1.Expr
-	42,  // 55: fsql.planwire.v1.SortKey.expr:type_name -> fsql.planwire.v1.Expr
+	43,  // 52: fsql.planwire.v1.Expand.exprs:type_name -> fsql.planwire.v1.Expr
+	43,  // 53: fsql.planwire.v1.Expand.pass:type_name -> fsql.planwire.v1.Expr
+	43,  // 54: fsql.planwire.v1.Expand.empty_set_only:type_name -> fsql.planwire.v1.Expr
+	43,  // 55: fsql.planwire.v1.SortKey.expr:type_name -> fsql.planwire.v1.Expr
 	10,  // 56: fsql.planwire.v1.Sort.child:type_name -> fsql.planwire.v1.Node
 	22,  // 57: fsql.planwire.v1.Sort.keys:type_name -> fsql.planwire.v1.SortKey
 	10,  // 58: fsql.planwire.v1.TopN.child:type_name -> fsql.planwire.v1.Node
@@ -4537,51 +4667,52 @@ var file_plan_proto_depIdxs = []int32{
 	10,  // 60: fsql.planwire.v1.Limit.child:type_name -> fsql.planwire.v1.Node
 	10,  // 61: fsql.planwire.v1.UnionAll.inputs:type_name -> fsql.planwire.v1.Node
 	4,   // 62: fsql.planwire.v1.FrameBound.kind:type_name -> fsql.planwire.v1.BoundKind
-	42,  // 63: fsql.planwire.v1.FrameBound.value:type_name -> fsql.planwire.v1.Expr
+	43,  // 63: fsql.planwire.v1.FrameBound.value:type_name -> fsql.planwire.v1.Expr
 	3,   // 64: fsql.planwire.v1.WindowFrame.unit:type_name -> fsql.planwire.v1.FrameUnit
 	27,  // 65: fsql.planwire.v1.WindowFrame.start:type_name -> fsql.planwire.v1.FrameBound
 	27,  // 66: fsql.planwire.v1.WindowFrame.end:type_name -> fsql.planwire.v1.FrameBound
-	42,  // 67: fsql.planwire.v1.WindowFunc.arg:type_name -> fsql.planwire.v1.Expr
-	47,  // 68: fsql.planwire.v1.WindowFunc.type:type_name -> fsql.planwire.v1.DataType
-	44,  // 69: fsql.planwire.v1.WindowFunc.default:type_name -> fsql.planwire.v1.Literal
+	43,  // 67: fsql.planwire.v1.WindowFunc.arg:type_name -> fsql.planwire.v1.Expr
+	48,  // 68: fsql.planwire.v1.WindowFunc.type:type_name -> fsql.planwire.v1.DataType
+	45,  // 69: fsql.planwire.v1.WindowFunc.default:type_name -> fsql.planwire.v1.Literal
 	10,  // 70: fsql.planwire.v1.Window.child:type_name -> fsql.planwire.v1.Node
-	42,  // 71: fsql.planwire.v1.Window.partition_by:type_name -> fsql.planwire.v1.Expr
+	43,  // 71: fsql.planwire.v1.Window.partition_by:type_name -> fsql.planwire.v1.Expr
 	22,  // 72: fsql.planwire.v1.Window.order_by:type_name -> fsql.planwire.v1.SortKey
 	29,  // 73: fsql.planwire.v1.Window.funcs:type_name -> fsql.planwire.v1.WindowFunc
 	28,  // 74: fsql.planwire.v1.Window.frame:type_name -> fsql.planwire.v1.WindowFrame
-	42,  // 75: fsql.planwire.v1.ExprList.exprs:type_name -> fsql.planwire.v1.Expr
+	43,  // 75: fsql.planwire.v1.ExprList.exprs:type_name -> fsql.planwire.v1.Expr
 	31,  // 76: fsql.planwire.v1.Values.rows:type_name -> fsql.planwire.v1.ExprList
-	47,  // 77: fsql.planwire.v1.Values.types:type_name -> fsql.planwire.v1.DataType
+	48,  // 77: fsql.planwire.v1.Values.types:type_name -> fsql.planwire.v1.DataType
 	10,  // 78: fsql.planwire.v1.MaxOneRow.child:type_name -> fsql.planwire.v1.Node
 	10,  // 79: fsql.planwire.v1.DynamicFilterDataCollector.child:type_name -> fsql.planwire.v1.Node
-	42,  // 80: fsql.planwire.v1.DynamicFilterDataCollector.keys:type_name -> fsql.planwire.v1.Expr
+	43,  // 80: fsql.planwire.v1.DynamicFilterDataCollector.keys:type_name -> fsql.planwire.v1.Expr
 	10,  // 81: fsql.planwire.v1.OrderEnforce.child:type_name -> fsql.planwire.v1.Node
 	10,  // 82: fsql.planwire.v1.Sink.input:type_name -> fsql.planwire.v1.Node
 	38,  // 83: fsql.planwire.v1.Sink.spec:type_name -> fsql.planwire.v1.WriteSpec
 	10,  // 84: fsql.planwire.v1.TableCommit.input:type_name -> fsql.planwire.v1.Node
 	38,  // 85: fsql.planwire.v1.TableCommit.spec:type_name -> fsql.planwire.v1.WriteSpec
-	39,  // 86: fsql.planwire.v1.WriteSpec.meta:type_name -> fsql.planwire.v1.TableMeta
-	41,  // 87: fsql.planwire.v1.WriteSpec.options:type_name -> fsql.planwire.v1.WriteOptions
-	40,  // 88: fsql.planwire.v1.TableMeta.columns:type_name -> fsql.planwire.v1.MetaColumn
-	43,  // 89: fsql.planwire.v1.Expr.column:type_name -> fsql.planwire.v1.Column
-	44,  // 90: fsql.planwire.v1.Expr.literal:type_name -> fsql.planwire.v1.Literal
-	46,  // 91: fsql.planwire.v1.Expr.call:type_name -> fsql.planwire.v1.Call
-	47,  // 92: fsql.planwire.v1.Column.type:type_name -> fsql.planwire.v1.DataType
-	47,  // 93: fsql.planwire.v1.Literal.type:type_name -> fsql.planwire.v1.DataType
-	45,  // 94: fsql.planwire.v1.Literal.decimal_value:type_name -> fsql.planwire.v1.Decimal128
-	47,  // 95: fsql.planwire.v1.Call.type:type_name -> fsql.planwire.v1.DataType
-	42,  // 96: fsql.planwire.v1.Call.args:type_name -> fsql.planwire.v1.Expr
-	6,   // 97: fsql.planwire.v1.DataType.id:type_name -> fsql.planwire.v1.TypeID
-	5,   // 98: fsql.planwire.v1.DataType.time_unit:type_name -> fsql.planwire.v1.TimeUnit
-	47,  // 99: fsql.planwire.v1.Field.type:type_name -> fsql.planwire.v1.DataType
-	50,  // 100: fsql.planwire.v1.Table.columns:type_name -> fsql.planwire.v1.ColumnCheck
-	51,  // 101: fsql.planwire.v1.Table.partitions:type_name -> fsql.planwire.v1.Partition
-	52,  // 102: fsql.planwire.v1.Partition.files:type_name -> fsql.planwire.v1.File
-	103, // [103:103] is the sub-list for method output_type
-	103, // [103:103] is the sub-list for method input_type
-	103, // [103:103] is the sub-list for extension type_name
-	103, // [103:103] is the sub-list for extension extendee
-	0,   // [0:103] is the sub-list for field type_name
+	40,  // 86: fsql.planwire.v1.WriteSpec.meta:type_name -> fsql.planwire.v1.TableMeta
+	42,  // 87: fsql.planwire.v1.WriteSpec.options:type_name -> fsql.planwire.v1.WriteOptions
+	39,  // 88: fsql.planwire.v1.WriteSpec.export:type_name -> fsql.planwire.v1.ExportSpec
+	41,  // 89: fsql.planwire.v1.TableMeta.columns:type_name -> fsql.planwire.v1.MetaColumn
+	44,  // 90: fsql.planwire.v1.Expr.column:type_name -> fsql.planwire.v1.Column
+	45,  // 91: fsql.planwire.v1.Expr.literal:type_name -> fsql.planwire.v1.Literal
+	47,  // 92: fsql.planwire.v1.Expr.call:type_name -> fsql.planwire.v1.Call
+	48,  // 93: fsql.planwire.v1.Column.type:type_name -> fsql.planwire.v1.DataType
+	48,  // 94: fsql.planwire.v1.Literal.type:type_name -> fsql.planwire.v1.DataType
+	46,  // 95: fsql.planwire.v1.Literal.decimal_value:type_name -> fsql.planwire.v1.Decimal128
+	48,  // 96: fsql.planwire.v1.Call.type:type_name -> fsql.planwire.v1.DataType
+	43,  // 97: fsql.planwire.v1.Call.args:type_name -> fsql.planwire.v1.Expr
+	6,   // 98: fsql.planwire.v1.DataType.id:type_name -> fsql.planwire.v1.TypeID
+	5,   // 99: fsql.planwire.v1.DataType.time_unit:type_name -> fsql.planwire.v1.TimeUnit
+	48,  // 100: fsql.planwire.v1.Field.type:type_name -> fsql.planwire.v1.DataType
+	51,  // 101: fsql.planwire.v1.Table.columns:type_name -> fsql.planwire.v1.ColumnCheck
+	52,  // 102: fsql.planwire.v1.Table.partitions:type_name -> fsql.planwire.v1.Partition
+	53,  // 103: fsql.planwire.v1.Partition.files:type_name -> fsql.planwire.v1.File
+	104, // [104:104] is the sub-list for method output_type
+	104, // [104:104] is the sub-list for method input_type
+	104, // [104:104] is the sub-list for extension type_name
+	104, // [104:104] is the sub-list for extension extendee
+	0,   // [0:104] is the sub-list for field type_name
 }
 
 func init() { file_plan_proto_init() }
@@ -4611,12 +4742,12 @@ func file_plan_proto_init() {
 		(*Node_Sink)(nil),
 		(*Node_TableCommit)(nil),
 	}
-	file_plan_proto_msgTypes[35].OneofWrappers = []any{
+	file_plan_proto_msgTypes[36].OneofWrappers = []any{
 		(*Expr_Column)(nil),
 		(*Expr_Literal)(nil),
 		(*Expr_Call)(nil),
 	}
-	file_plan_proto_msgTypes[37].OneofWrappers = []any{
+	file_plan_proto_msgTypes[38].OneofWrappers = []any{
 		(*Literal_BoolValue)(nil),
 		(*Literal_Int8Value)(nil),
 		(*Literal_Int16Value)(nil),
@@ -4636,7 +4767,7 @@ func file_plan_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_plan_proto_rawDesc), len(file_plan_proto_rawDesc)),
 			NumEnums:      7,
-			NumMessages:   46,
+			NumMessages:   47,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
