@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -114,4 +115,45 @@ func TestEngineRefresh(t *testing.T) {
 	if err := eng.Refresh(ctx); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled Refresh: %v", err)
 	}
+}
+
+// A table large enough to be watched (connectors/hive/watch.go: 32
+// folders open the catalog's change notification) is served unchecked
+// while nothing changed; every change is still seen by the next query,
+// whether the query reads the changed partition or prunes it.
+func TestEngineSeesChangesOfAWatchedTable(t *testing.T) {
+	noLeaks(t)
+	dir := t.TempDir()
+	part := func(d int) string { return filepath.Join(dir, "t", "d="+strconv.Itoa(d)) }
+	for d := 1; d <= 40; d++ {
+		writeQty(t, filepath.Join(part(d), "a"), 10, 100*d)
+	}
+	eng := checkedEngine(t, dir, 2, nil)
+	check := func(what, q, want string) {
+		t.Helper()
+		if got := one(t, eng, q); got != want {
+			t.Fatalf("%s: %s gives %s, want %s", what, q, got, want)
+		}
+	}
+	for range 3 {
+		check("unchanged", "select count(*) from t", "400")
+	}
+	writeQty(t, filepath.Join(part(3), "b"), 5, 0)
+	check("file added", "select count(*) from t where d = 3", "15")
+	check("file added", "select count(*) from t", "405")
+	writeQty(t, filepath.Join(part(41), "a"), 7, 0)
+	check("partition added (pruned by the first query)", "select count(*) from t where d = 1", "10")
+	check("partition added", "select count(*) from t", "412")
+	if err := os.Remove(filepath.Join(part(3), "b")); err != nil {
+		t.Fatal(err)
+	}
+	check("file removed", "select count(*) from t", "407")
+	writeQty(t, filepath.Join(part(2), "a"), 30, 0)
+	check("rewritten in place", "select max(qty) from t where d = 2", "29")
+	check("rewritten in place", "select count(*) from t", "427")
+	if err := os.RemoveAll(part(41)); err != nil {
+		t.Fatal(err)
+	}
+	check("partition removed", "select count(*) from t", "420")
+	check("partition removed", "select count(*) from t where d = 41", "0")
 }

@@ -414,8 +414,20 @@ func (t *Table) NumBytes() int64 {
 }
 
 // loadTable lists the table in dir and reads the footers of its files,
-// reusing cached footers whose file stamps are unchanged.
+// reusing cached footers whose file stamps are unchanged. A table whose
+// folders are watched and had no event since its last listing is that
+// listing's table, with no system call but a stat of its folder
+// (watch.go).
 func (c *Catalog) loadTable(ctx context.Context, name, dir string) (*Table, error) {
+	return c.loadListed(ctx, name, dir, true)
+}
+
+func (c *Catalog) loadListed(ctx context.Context, name, dir string, first bool) (*Table, error) {
+	w := c.footers.watch
+	if t := w.lookup(dir); t != nil && t.Name == name && t.opts == c.opts {
+		return t, nil
+	}
+	mark := w.begin(dir)
 	// A table fsql wrote lists its files in a manifest (manifest.go).
 	if meta, ok, err := ReadTableMeta(dir); err != nil || ok {
 		if err != nil {
@@ -423,7 +435,11 @@ func (c *Catalog) loadTable(ctx context.Context, name, dir string) (*Table, erro
 		}
 		return c.loadManifestTable(ctx, name, dir, meta)
 	}
-	raws, keep, err := listTable(c.root, name, dir, c.footers.listings(dir))
+	var watch *watcher
+	if mark.ok {
+		watch = w
+	}
+	raws, keep, watched, err := listTable(c.root, name, dir, c.footers.listings(dir), watch)
 	if err != nil {
 		return nil, err
 	}
@@ -431,7 +447,20 @@ func (c *Catalog) loadTable(ctx context.Context, name, dir string) (*Table, erro
 	if len(raws) == 0 {
 		return nil, fmt.Errorf("%w: table %s has no data files under %s", ErrCorrupt, name, dir)
 	}
-	return c.buildTable(ctx, name, dir, dir, raws)
+	t, err := c.buildTable(ctx, name, dir, dir, raws)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case watched:
+		w.commit(dir, mark, t)
+	case first && !mark.ok && len(raws) >= minWatchedFolders && w.open():
+		// The first table this large: list it again, watched, so the
+		// next query is served (the second listing stats what the first
+		// read and reuses the table it built).
+		return c.loadListed(ctx, name, dir, false)
+	}
+	return t, nil
 }
 
 // buildTable makes a table of listed partitions: it types the partition

@@ -113,6 +113,25 @@
 // about half as much CPU again; a cold load also reads every footer.
 // BenchmarkSnapshot measures both.
 //
+// On Linux a table of at least minWatchedFolders folders skips even that
+// (watch.go): once such a table is listed, the directory's views watch
+// every folder and file of the tables they list with inotify, a watch
+// added before the folder is read or the file stat'ed, and a view whose
+// queued events (read without blocking before it decides) name none of
+// a table's folders or files gets the last listing's table with one stat
+// of the table folder. The kernel queues an event inside the system call
+// that makes the change, so a change completed before the view looked
+// the table up is seen, as rule 1 requires. Not watched, so checked by
+// stat as above: tables whose listing met a symlink, files on another
+// device than their folder, folders on file systems whose changes may
+// come from elsewhere (NFS, FUSE, overlays; only ext4, XFS, Btrfs, F2FS
+// and tmpfs are watched), tables beyond the per-user watch limit. A lost
+// event queue makes every table suspect; a reader that finds a file
+// changed anyway (ErrChanged) drops the table's entry. Two changes
+// neither stamps nor events show are not seen: a write through a shared
+// memory mapping, and a file system mounted over a table's folder after
+// it was listed.
+//
 // # Reading
 //
 // A footer is decoded once per file version (metadata.go: a compact

@@ -27,6 +27,9 @@ type footerCache struct {
 	tables  map[string]map[string]*footer        // table folder -> file path -> footer
 	folders map[string]map[string]*folderListing // table folder -> folder -> listing
 	built   map[string]*builtTable               // table folder (path tables: their key) -> last table
+	// watch serves tables whose folders had no change notification since
+	// their listing (watch.go); it has its own lock.
+	watch *watcher
 }
 
 // builtTable is a table as one load built it, with the listing it was
@@ -74,6 +77,7 @@ func newFooterCache() *footerCache {
 		tables:  map[string]map[string]*footer{},
 		folders: map[string]map[string]*folderListing{},
 		built:   map[string]*builtTable{},
+		watch:   newWatcher(),
 	}
 }
 
@@ -129,6 +133,7 @@ func (c *footerCache) clear() map[string]bool {
 	c.tables = map[string]map[string]*footer{}
 	c.folders = map[string]map[string]*folderListing{}
 	c.built = map[string]*builtTable{}
+	c.watch.forgetAll()
 	return had
 }
 

@@ -63,6 +63,10 @@ type lister struct {
 	// prev holds the folders the table's last listing read and may keep
 	// (see folderListing); read-only, nil for path tables.
 	prev map[string]*folderListing
+	// watch, when set, watches every folder before it is read, for the
+	// table in tableDir (watch.go).
+	watch    *watcher
+	tableDir string
 }
 
 // folderListing is what one read of a folder found, kept so that the next
@@ -107,7 +111,11 @@ type listed struct {
 	files []listedFile
 	subs  []folder
 	keep  *folderListing // set when the next view may reuse this listing
-	err   error
+	// unwatched says an event might not show a change of this folder: it
+	// was not watched, or holds a link, a file with other hard links or a
+	// file on another device (watch.go).
+	unwatched bool
+	err       error
 }
 
 // listWorkers bounds the folders listed at once. Listing is system calls
@@ -120,13 +128,18 @@ const listWorkers = 16
 // level in parallel: a table partitioned by date has thousands of them.
 // Folders unchanged since prev (the table's last listing, may be nil) are
 // not read again; the folder listings the next call may reuse are
-// returned.
-func listTable(root, table, dir string, prev map[string]*folderListing) ([]rawPartition, map[string]*folderListing, error) {
-	l := &lister{root: root, table: table, prev: prev}
+// returned. With w set every folder is watched before it is read, and
+// watched reports whether an event would show every change of what was
+// listed.
+func listTable(root, table, dir string, prev map[string]*folderListing, w *watcher) ([]rawPartition, map[string]*folderListing, bool, error) {
+	l := &lister{root: root, table: table, prev: prev, watch: w, tableDir: dir}
 	real, err := l.resolve(dir)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
+	// A table folder that is a link is not watched: the link can be
+	// pointed elsewhere without an event.
+	watched := l.watch != nil && real == filepath.Join(l.root, filepath.Base(dir))
 	keep := map[string]*folderListing{}
 	var out []rawPartition
 	level := []folder{{dir: dir, real: real}}
@@ -151,8 +164,9 @@ func listTable(root, table, dir string, prev map[string]*folderListing) ([]rawPa
 		var next []folder
 		for i, r := range results {
 			if r.err != nil {
-				return nil, nil, r.err // the first in folder order, so messages do not depend on timing
+				return nil, nil, false, r.err // the first in folder order, so messages do not depend on timing
 			}
+			watched = watched && !r.unwatched
 			if r.keep != nil {
 				keep[level[i].dir] = r.keep
 			}
@@ -165,7 +179,7 @@ func listTable(root, table, dir string, prev map[string]*folderListing) ([]rawPa
 		level = next
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].dir < out[j].dir })
-	return out, keep, nil
+	return out, keep, watched, nil
 }
 
 // resolve follows the symlinks of path and checks that the target stays
@@ -195,8 +209,11 @@ func (l *lister) list(f folder) listed {
 		}
 	}
 	here := &chain{real: f.real, up: f.above}
+	// Watched before it is read: a change from now on queues an event.
+	watched := l.watch != nil && l.watch.add(l.tableDir, f.dir, true)
 	if c := l.prev[f.dir]; c != nil && c.real == f.real {
-		if out, ok := reuseListing(f, c, here); ok {
+		if out, ok := l.reuseListing(f, c, here); ok {
+			out.unwatched = out.unwatched || !watched
 			return l.partitionKeys(f, out)
 		}
 	}
@@ -229,6 +246,9 @@ func (l *lister) list(f folder) listed {
 			out.subs = append(out.subs, folder{dir: path, real: real, above: here})
 			continue
 		} else {
+			// Watched before it is stat'ed, as its folder was before
+			// it was read.
+			watched = watched && l.watchFile(path)
 			fi, err = e.Info()
 		}
 		if err != nil {
@@ -239,6 +259,7 @@ func (l *lister) list(f folder) listed {
 			out.subs = append(out.subs, folder{dir: path, real: real, above: here})
 		case fi.Mode().IsRegular():
 			out.files = append(out.files, listedFile{path: path, stamp: stampOf(fi)})
+			out.unwatched = out.unwatched || !sameDevice(dirInfo, fi)
 		default:
 			return listed{err: fmt.Errorf("%w: table %s: %s is neither a file nor a folder (%s); remove it or rename it to start with . or _", ErrCorrupt, l.table, path, fi.Mode().Type())}
 		}
@@ -248,6 +269,7 @@ func (l *lister) list(f folder) listed {
 			ErrCorrupt, f.dir, filepath.Base(out.files[0].path), filepath.Base(out.subs[0].dir))}
 	}
 	sort.Slice(out.files, func(i, j int) bool { return out.files[i].path < out.files[j].path })
+	out.unwatched = out.unwatched || links || !watched || statErr != nil
 	if statErr == nil && !links && dirInfo.IsDir() && start.Sub(dirInfo.ModTime()) > racyWindow {
 		keep := &folderListing{real: f.real, mtime: dirInfo.ModTime().UnixNano(),
 			files: make([]string, len(out.files)), subs: make([]string, len(out.subs))}
@@ -266,18 +288,20 @@ func (l *lister) list(f folder) listed {
 // modification time is still c's, with every file stat'ed again (a file
 // rewritten in place keeps its folder's time). Anything unexpected (a
 // file gone or no longer a plain file) makes the caller read the folder.
-func reuseListing(f folder, c *folderListing, here *chain) (listed, bool) {
+func (l *lister) reuseListing(f folder, c *folderListing, here *chain) (listed, bool) {
 	st, err := os.Stat(f.dir)
 	if err != nil || !st.IsDir() || st.ModTime().UnixNano() != c.mtime {
 		return listed{}, false
 	}
 	out := listed{keep: c, files: make([]listedFile, len(c.files))}
 	for i, path := range c.files {
+		out.unwatched = out.unwatched || !l.watchFile(path)
 		fi, err := os.Lstat(path)
 		if err != nil || !fi.Mode().IsRegular() {
 			return listed{}, false
 		}
 		out.files[i] = listedFile{path: path, stamp: stampOf(fi)}
+		out.unwatched = out.unwatched || !sameDevice(st, fi)
 	}
 	if len(c.subs) > 0 {
 		out.subs = make([]folder, len(c.subs))
@@ -286,6 +310,23 @@ func reuseListing(f folder, c *folderListing, here *chain) (listed, bool) {
 		}
 	}
 	return out, true
+}
+
+// watchFile watches a file of the table before it is stat'ed; false when
+// the listing has no watcher or the watch could not be added.
+func (l *lister) watchFile(path string) bool {
+	return l.watch != nil && l.watch.add(l.tableDir, path, false)
+}
+
+// sameDevice reports whether file sits on folder's device, so on a file
+// system localFileSystem accepted for the folder.
+func sameDevice(folder, file fs.FileInfo) bool {
+	if folder == nil {
+		return false
+	}
+	d, _, _, ok := fileIdentity(folder)
+	f, _, _, ok2 := fileIdentity(file)
+	return ok && ok2 && d == f
 }
 
 // partitionKeys gives out's sub-folders the partition keys and values of

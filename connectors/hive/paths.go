@@ -119,7 +119,7 @@ func (c *Catalog) loadPath(ctx context.Context, name string) (*Table, error) {
 		return nil, fmt.Errorf("%w: %s: %w", ErrNoTable, name, err)
 	}
 	if st.IsDir() {
-		raws, _, err := listTable(root, name, p, nil)
+		raws, _, _, err := listTable(root, name, p, nil, nil)
 		if err != nil {
 			return nil, err
 		}

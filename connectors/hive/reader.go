@@ -108,9 +108,19 @@ func (t *Table) OpenFile(p *Partition, f *File, opts ScanOptions) (*FileReader, 
 	}
 	r, err := t.openReader(p, f, opts)
 	if err != nil {
+		t.noteChanged(err)
 		return nil, inFile(nil, f.Path, err)
 	}
 	return r, nil
+}
+
+// noteChanged makes the next view list the table again when err says one
+// of its files changed: a change no event showed (watch.go) must not be
+// served again.
+func (t *Table) noteChanged(err error) {
+	if errors.Is(err, ErrChanged) {
+		readerFoundChange(t.Dir)
+	}
 }
 
 func (t *Table) openReader(p *Partition, f *File, opts ScanOptions) (*FileReader, error) {
@@ -271,6 +281,7 @@ func (r *FileReader) BytesRead() int64 {
 func (r *FileReader) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	rec, err := r.next(ctx)
 	if err != nil {
+		r.table.noteChanged(err)
 		return nil, inFile(ctx, r.file.Path, err)
 	}
 	return rec, nil
