@@ -75,7 +75,14 @@ func estimate(p Plan) Stats {
 		if r.Rows > l.Rows {
 			big, small = r, l
 		}
-		return Stats{Rows: big.Rows * small.Rows / small.Base, Base: big.Base}
+		rows := big.Rows * small.Rows / small.Base
+		// An equality on a key of few distinct values keeps fewer: a
+		// dimension joined with a one-row subquery on d_month_seq keeps
+		// the rows of one month, not all of them.
+		if d := joinDistinct(n, l, r); d > 0 {
+			rows = min(rows, l.Rows*r.Rows/d)
+		}
+		return Stats{Rows: rows, Base: big.Base}
 	case *MultiJoin:
 		var best Stats
 		for _, in := range n.Inputs {
@@ -188,4 +195,102 @@ func colBytes(p Plan) float64 {
 		return b
 	}
 	return rowBytes(p.Schema()) - 1
+}
+
+// joinDistinct is the distinct-value count that divides an equi-join's
+// cross product (the larger of the two keys' counts, the standard
+// containment assumption), over its most selective key; 0 when no key's
+// count is known from statistics. A side whose count is unknown does not
+// count: guessing its rows as distinct values would make every join with
+// a string key look selective.
+func joinDistinct(j *Join, l, r Stats) float64 {
+	lw := width(j.Left)
+	lk, rk, _ := splitEquiKeys(j.Cond, lw, width(j.Right))
+	var best float64
+	for i := range lk {
+		dl, okL := distinctOf(j.Left, lk[i], l.Rows)
+		dr, okR := distinctOf(j.Right, rk[i], r.Rows)
+		if !okL && !okR {
+			continue
+		}
+		best = max(best, dl, dr)
+	}
+	return best
+}
+
+// distinctOf bounds the distinct values of e over p's rows (at most
+// rows): a column traced down to a scan whose statistics bound it
+// (hive.Table.DistinctBound). ok is false when nothing bounds it but the
+// row count.
+func distinctOf(p Plan, e expr.Expr, rows float64) (float64, bool) {
+	c, isCol := e.(*expr.Column)
+	if !isCol {
+		return rows, false
+	}
+	n, ok := columnDistinct(p, c.Index)
+	if !ok {
+		return rows, false
+	}
+	return min(float64(n), rows), true
+}
+
+// columnDistinct follows column col of p down to a scan through plain
+// column projections, filters, joins and group keys, and returns the
+// scan's bound for it.
+func columnDistinct(p Plan, col int) (int64, bool) {
+	for {
+		switch n := p.(type) {
+		case *Scan:
+			if col < 0 || col >= len(n.Columns) {
+				return 0, false
+			}
+			return n.Table.DistinctBound(n.Columns[col])
+		case *Filter:
+			p = n.Child
+		case *Sort:
+			p = n.Child
+		case *Limit:
+			p = n.Child
+		case *Project:
+			c, ok := n.Exprs[col].(*expr.Column)
+			if !ok {
+				return 0, false
+			}
+			p, col = n.Child, c.Index
+		case *Join:
+			lw := width(n.Left)
+			switch {
+			case col < lw:
+				p = n.Left
+			case n.Type == InnerJoin || n.Type == LeftJoin:
+				p, col = n.Right, col-lw
+			default:
+				return 0, false // a mark
+			}
+		case *MultiJoin:
+			found := false
+			for _, in := range n.Inputs {
+				w := width(in)
+				if col < w {
+					p, found = in, true
+					break
+				}
+				col -= w
+			}
+			if !found {
+				return 0, false
+			}
+		case *Aggregate:
+			if col >= len(n.GroupBy) || n.Rollup {
+				return 0, false
+			}
+			c, ok := n.GroupBy[col].(*expr.Column)
+			if !ok {
+				return 0, false
+			}
+			p, col = n.Child, c.Index
+		default:
+			return 0, false
+		}
+	}
 }

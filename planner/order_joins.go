@@ -7,11 +7,15 @@ import (
 	"github.com/fsql-dev/fsql/exec/expr"
 )
 
-// orderJoins turns each MultiJoin into a left-deep tree of inner joins.
-// It starts from the input estimated largest (in a star query, the fact
-// table), then repeatedly joins the most selective input connected to what
-// is joined so far by an equality (else by any condition), so no cross
-// product is formed where a join predicate exists.
+// orderJoins turns each MultiJoin into a tree of inner joins. Inputs
+// connected by conditions form components, each ordered left-deep: it
+// starts from the component's input estimated largest (in a star query,
+// the fact table), then repeatedly joins the most selective input
+// connected to what is joined so far by an equality (else by any
+// condition). Components are crossed only after each is joined, smallest
+// first, so no cross product is formed before a join that has a
+// predicate (an unconnected big dimension crossed with the first input
+// before the fact joins it was 588M rows of item x date_dim).
 // A projection on top restores the column order the query was bound with.
 type orderJoins struct{}
 
@@ -28,6 +32,148 @@ func (r orderJoins) Apply(p Plan, ctx *Context) (Plan, bool, error) {
 }
 
 func orderMultiJoin(mj *MultiJoin) Plan {
+	comps := joinComponents(mj)
+	if len(comps) <= 1 {
+		return orderConnected(mj)
+	}
+	return crossComponents(mj, comps)
+}
+
+// joinComponents groups the inputs of mj that conditions connect, each
+// group in input order, groups by their first input.
+func joinComponents(mj *MultiJoin) [][]int {
+	n := len(mj.Inputs)
+	offsets := inputOffsets(mj)
+	parent := make([]int, n)
+	for i := range parent {
+		parent[i] = i
+	}
+	var find func(int) int
+	find = func(i int) int {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	for _, c := range mj.Conds {
+		first := -1
+		for _, col := range expr.Columns(c) {
+			o := ownerOf(offsets, col)
+			if first < 0 {
+				first = o
+			} else if a, b := find(first), find(o); a != b {
+				parent[max(a, b)] = min(a, b)
+			}
+		}
+	}
+	var comps [][]int
+	index := map[int]int{}
+	for i := 0; i < n; i++ {
+		r := find(i)
+		k, ok := index[r]
+		if !ok {
+			k = len(comps)
+			index[r] = k
+			comps = append(comps, nil)
+		}
+		comps[k] = append(comps[k], i)
+	}
+	return comps
+}
+
+func inputOffsets(mj *MultiJoin) []int {
+	offsets := make([]int, len(mj.Inputs)+1)
+	for i, in := range mj.Inputs {
+		offsets[i+1] = offsets[i] + width(in)
+	}
+	return offsets
+}
+
+// ownerOf is the input whose columns [offsets[i], offsets[i+1]) hold col.
+func ownerOf(offsets []int, col int) int {
+	n := len(offsets) - 1
+	return min(sort.Search(n, func(i int) bool { return col < offsets[i+1] }), n-1)
+}
+
+// crossComponents orders each component of mj as a MultiJoin of its own
+// and crosses the results, smallest first (the intermediate cross
+// products stay smallest). Conditions reading no input filter the top.
+func crossComponents(mj *MultiJoin, comps [][]int) Plan {
+	offsets := inputOffsets(mj)
+	compOf := make([]int, len(mj.Inputs))
+	for k, comp := range comps {
+		for _, i := range comp {
+			compOf[i] = k
+		}
+	}
+	type part struct {
+		plan Plan
+		rows float64
+		cols []int // the MultiJoin's columns, in the part's output order
+	}
+	parts := make([]part, len(comps))
+	for k, comp := range comps {
+		sub := &MultiJoin{}
+		var cols []int
+		at := map[int]int{} // input -> offset in sub
+		for _, i := range comp {
+			at[i] = len(cols)
+			sub.Inputs = append(sub.Inputs, mj.Inputs[i])
+			for c := offsets[i]; c < offsets[i+1]; c++ {
+				cols = append(cols, c)
+			}
+		}
+		for _, c := range mj.Conds {
+			used := expr.Columns(c)
+			if len(used) == 0 || compOf[ownerOf(offsets, used[0])] != k {
+				continue
+			}
+			sub.Conds = append(sub.Conds, remap(c, func(col int) int {
+				o := ownerOf(offsets, col)
+				return at[o] + col - offsets[o]
+			}))
+		}
+		// One input: its own conditions filter it (orderConnected puts
+		// them on its first join, which one input does not have).
+		p := wrapFilter(sub.Inputs[0], sub.Conds)
+		if len(sub.Inputs) > 1 {
+			p = orderConnected(sub)
+		}
+		parts[k] = part{plan: p, rows: rowsOf(p).Rows, cols: cols}
+	}
+	sort.SliceStable(parts, func(a, b int) bool { return parts[a].rows < parts[b].rows })
+	tree := parts[0].plan
+	var order []int
+	order = append(order, parts[0].cols...)
+	for _, pt := range parts[1:] {
+		tree = &Join{Type: InnerJoin, Left: tree, Right: pt.plan}
+		order = append(order, pt.cols...)
+	}
+	var constant []expr.Expr
+	for _, c := range mj.Conds {
+		if len(expr.Columns(c)) == 0 {
+			constant = append(constant, c)
+		}
+	}
+	tree = wrapFilter(tree, constant)
+	pos := make([]int, len(order)) // MultiJoin column -> tree column
+	for at, c := range order {
+		pos[c] = at
+	}
+	s := tree.Schema()
+	proj := &Project{Child: tree}
+	for c := range order {
+		at := pos[c]
+		proj.Exprs = append(proj.Exprs, expr.NewColumn(at, s[at].Type, s[at].Name))
+		proj.Names = append(proj.Names, s[at].Name)
+		proj.Tables = append(proj.Tables, s[at].Table)
+	}
+	return proj
+}
+
+// orderConnected orders a MultiJoin left-deep by the greedy rule above.
+func orderConnected(mj *MultiJoin) Plan {
 	n := len(mj.Inputs)
 	offsets := make([]int, n+1)
 	for i, in := range mj.Inputs {

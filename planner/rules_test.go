@@ -57,6 +57,7 @@ func TestRules(t *testing.T) {
 	cases := []struct {
 		name, query string
 		want, not   []string
+		before      [][2]string // the first line is above the second in the plan
 	}{
 		{
 			name:  "filter pushed into the scan",
@@ -137,6 +138,26 @@ func TestRules(t *testing.T) {
 			want:  []string{"Aggregate", "Values (0 rows)"},
 		},
 		{
+			name:   "a scalar subquery filtering a dimension joins it before the fact does",
+			query:  "select fv from f, d where f.x = d.dk and d.ds = (select max(ds) from d)",
+			before: [][2]string{{"Join inner on (f.x = d.dk)", "Join inner on (d.ds = "}},
+		},
+		{
+			name:   "a semi join filtering a dimension joins it before the fact does",
+			query:  "select fv from f, d where f.x = d.dk and d.ds in (select ds from d where dk < 3)",
+			before: [][2]string{{"Join inner on (f.x = d.dk)", "Join semi"}},
+		},
+		{
+			name:   "a semi join on the fact's own columns stays above the joins",
+			query:  "select fv from f, d where f.x = d.dk and f.fy in (select dk from d)",
+			before: [][2]string{{"Join semi", "Join inner on (f.x = d.dk)"}},
+		},
+		{
+			name:   "an unconnected input is crossed after the connected ones are joined",
+			query:  "select * from f, a, b where a.x = b.y",
+			before: [][2]string{{"(cross)", "Join inner on (a.x = b.y)"}},
+		},
+		{
 			name:  "filter on a group key goes below the aggregate",
 			query: "select id, count(*) from r group by id having id > 1",
 			want:  []string{"Scan r [id] filters [(r.id > 1)]"},
@@ -155,13 +176,19 @@ func TestRules(t *testing.T) {
 					t.Errorf("plan has %q:\n%s", n, plan)
 				}
 			}
+			for _, pair := range c.before {
+				a, b := strings.Index(plan, pair[0]), strings.Index(plan, pair[1])
+				if a < 0 || b < 0 || a > b {
+					t.Errorf("plan lacks %q above %q:\n%s", pair[0], pair[1], plan)
+				}
+			}
 		})
 	}
 }
 
 func TestRuleNames(t *testing.T) {
 	got := strings.Join(planner.RuleNames(), ",")
-	want := "fold_constants,fold_empty,push_down_filters,order_joins,prune_columns,prune_partitions,share_subplans"
+	want := "fold_constants,fold_empty,push_down_filters,filter_dimensions,order_joins,prune_columns,prune_partitions,share_subplans"
 	if got != want {
 		t.Fatalf("rules %s, want %s", got, want)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -289,6 +290,9 @@ type Table struct {
 
 	columns []tableColumn // per file column: name, type, and the error reading it gives
 	opts    Options
+	// bounds are DistinctBound's answers by column, computed when the
+	// table is assembled (nil for a table made otherwise).
+	bounds []distinctBound
 }
 
 // Format is the format of a table's data files.
@@ -559,7 +563,7 @@ func (c *Catalog) assembleTable(ctx context.Context, name, dir, key string, raws
 		}
 		fields = append(fields, arrow.Field{Name: k, Type: partTypes[i], Nullable: true})
 	}
-	return &Table{
+	return (&Table{
 		Name:             name,
 		Dir:              dir,
 		Format:           format,
@@ -569,7 +573,7 @@ func (c *Catalog) assembleTable(ctx context.Context, name, dir, key string, raws
 		Partitions:       parts,
 		columns:          cols,
 		opts:             c.opts,
-	}, nil
+	}).withBounds(), nil
 }
 
 // formatOf decides a table's format from its files' names: CSV when they
@@ -663,4 +667,101 @@ func describeKeys(keys []string) string {
 		return "no partition folders"
 	}
 	return strings.Join(keys, "=…/") + "=…"
+}
+
+// DistinctBound is an upper bound of the distinct non-NULL values of
+// column c (Schema order), from what the footers and folders say: the
+// count of distinct folder values of a partition column, max - min + 1 of
+// an integer or date file column's statistics. ok is false when neither
+// applies (strings, decimals, floats, files without statistics). The
+// planner's join estimates use it; computed once per table and column.
+func (t *Table) DistinctBound(c int) (n int64, ok bool) {
+	if c >= 0 && c < len(t.bounds) {
+		return t.bounds[c].n, t.bounds[c].ok
+	}
+	return t.distinctBound(c)
+}
+
+// withBounds computes every column's DistinctBound once (a pass over the
+// row-group statistics the table holds anyway), so the planner, which
+// asks at every join estimate, never walks the files again. A Table
+// holds only data: plans carry it.
+func (t *Table) withBounds() *Table {
+	t.bounds = make([]distinctBound, len(t.Schema.Fields()))
+	for c := range t.bounds {
+		n, ok := t.distinctBound(c)
+		t.bounds[c] = distinctBound{n: n, ok: ok}
+	}
+	return t
+}
+
+type distinctBound struct {
+	n  int64
+	ok bool
+}
+
+func (t *Table) distinctBound(c int) (int64, bool) {
+	if c < 0 || c >= len(t.Schema.Fields()) {
+		return 0, false
+	}
+	if c >= t.NumFileColumns {
+		k := c - t.NumFileColumns
+		seen := map[any]bool{}
+		for _, p := range t.Partitions {
+			if p.Values[k] != nil {
+				seen[p.Values[k]] = true
+			}
+		}
+		return int64(len(seen)), true
+	}
+	var lo, hi int64
+	found := false
+	for _, p := range t.Partitions {
+		for _, f := range p.Files {
+			for _, rg := range f.RowGroups {
+				if rg.NumRows == 0 {
+					continue
+				}
+				st := rg.Columns[c]
+				if !st.HasMinMax {
+					if st.NullCount == rg.NumRows {
+						continue // all NULL: no values
+					}
+					return 0, false
+				}
+				a, okA := integerStat(st.Min)
+				b, okB := integerStat(st.Max)
+				if !okA || !okB {
+					return 0, false
+				}
+				if !found || a < lo {
+					lo = a
+				}
+				if !found || b > hi {
+					hi = b
+				}
+				found = true
+			}
+		}
+	}
+	if !found {
+		return 0, true
+	}
+	if hi-lo < 0 || hi-lo >= math.MaxInt64-1 {
+		return 0, false
+	}
+	return hi - lo + 1, true
+}
+
+// integerStat reads a statistic of an integer or date column as int64.
+func integerStat(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int32:
+		return int64(x), true
+	case int64:
+		return x, true
+	case arrow.Date32:
+		return int64(x), true
+	}
+	return 0, false
 }
