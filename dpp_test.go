@@ -59,25 +59,11 @@ func queryAnswer(t *testing.T, dir, q string, set ...string) *answers.Answer {
 // pool, so a batch read after its release would show in the answer.
 func queryAnswerWith(t *testing.T, alloc memory.Allocator, dir, q string, set ...string) *answers.Answer {
 	t.Helper()
-	text, err := os.ReadFile(filepath.Join("testdata", "tpcds", "queries", q+".sql"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := fsql.DefaultConfig()
-	for _, kv := range set {
-		k, v, _ := strings.Cut(kv, "=")
-		if err := cfg.Set(k, v); err != nil {
-			t.Fatal(err)
-		}
-	}
-	eng, err := fsql.Open(dir, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	text, eng := tpcdsQueryEngine(t, dir, q, set...)
 	if alloc != nil {
 		eng = eng.WithAllocator(alloc)
 	}
-	schema, batches := runQuery(t, eng, strings.TrimSpace(string(text)))
+	schema, batches := runQuery(t, eng, text)
 	got, err := answers.FromArrow(schema, batches)
 	for _, b := range batches {
 		b.Release()
@@ -153,4 +139,26 @@ func TestDynamicPruningPlanCasesSameAnswers(t *testing.T) {
 			}
 		})
 	}
+}
+
+// tpcdsQueryEngine reads TPC-DS query q and opens an engine over dir
+// with the settings set (key=value each).
+func tpcdsQueryEngine(t *testing.T, dir, q string, set ...string) (string, *fsql.Engine) {
+	t.Helper()
+	text, err := os.ReadFile(filepath.Join("testdata", "tpcds", "queries", q+".sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := fsql.DefaultConfig()
+	for _, kv := range set {
+		k, v, _ := strings.Cut(kv, "=")
+		if err := cfg.Set(k, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eng, err := fsql.Open(dir, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(text)), eng
 }

@@ -18,7 +18,6 @@ import (
 	"github.com/fsql-dev/fsql"
 	"github.com/fsql-dev/fsql/connectors/hive"
 	"github.com/fsql-dev/fsql/exec"
-	"github.com/fsql-dev/fsql/runtime"
 )
 
 // TestMemoryRegister: a registered record batch or reader is a table
@@ -106,24 +105,10 @@ func TestMemoryRegister(t *testing.T) {
 // stages run twin attempts, cancelled or failing first attempts writes
 // each row exactly once.
 func TestMemoryAttempts(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		fault runtime.AttemptFault
-	}{
-		{"twins", runtime.AttemptFault{Twin: true}},
-		{"both finish", runtime.AttemptFault{Twin: true, BothFinish: true}},
-		{"first cancelled mid-way", runtime.AttemptFault{Twin: true, CancelAfter: 1}},
-		{"first fails after writing everything", runtime.AttemptFault{FailAtEnd: true}},
-		{"first fails mid-way", runtime.AttemptFault{FailAt: 2}},
-	} {
+	for _, tc := range firstAttemptFaults {
 		t.Run(tc.name, func(t *testing.T) {
 			eng, _ := writeEngine(t, 3000)
-			eng = eng.WithAttemptFaults(func(stage, task, attempt int) runtime.AttemptFault {
-				if attempt == 0 {
-					return tc.fault
-				}
-				return runtime.AttemptFault{}
-			})
+			eng = withFirstAttemptFault(eng, tc.fault)
 			mustExec(t, eng, "create table m (id bigint, name varchar(20), day date)")
 			mustExec(t, eng, "insert into m select id, name, day from src")
 			mustExec(t, eng, "insert into m select s.id + 10000, s.name, s.day from src s join src t on s.id = t.id group by s.id, s.name, s.day")

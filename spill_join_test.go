@@ -1,12 +1,9 @@
 package fsql_test
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/fsql-dev/fsql"
 	"github.com/fsql-dev/fsql/internal/answers"
 )
 
@@ -53,20 +50,6 @@ func TestSpillJoinTPCDS(t *testing.T) {
 // set and returns the plan text.
 func tpcdsExplain(t *testing.T, dir, q string, set ...string) string {
 	t.Helper()
-	text, err := os.ReadFile(filepath.Join("testdata", "tpcds", "queries", q+".sql"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := fsql.DefaultConfig()
-	for _, kv := range set {
-		k, v, _ := strings.Cut(kv, "=")
-		if err := cfg.Set(k, v); err != nil {
-			t.Fatal(err)
-		}
-	}
-	eng, err := fsql.Open(dir, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return explainAnalyze(t, eng, strings.TrimSpace(string(text)))
+	text, eng := tpcdsQueryEngine(t, dir, q, set...)
+	return explainAnalyze(t, eng, text)
 }

@@ -154,24 +154,10 @@ func TestWriteLayout(t *testing.T) {
 // TestWriteAttempts: every writing task runs as two attempts; whichever
 // wins, each row is written once and the loser's files are gone.
 func TestWriteAttempts(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		fault runtime.AttemptFault
-	}{
-		{"twins", runtime.AttemptFault{Twin: true}},
-		{"both finish", runtime.AttemptFault{Twin: true, BothFinish: true}},
-		{"first cancelled mid-way", runtime.AttemptFault{Twin: true, CancelAfter: 1}},
-		{"first fails after writing everything", runtime.AttemptFault{FailAtEnd: true}},
-		{"first fails mid-way", runtime.AttemptFault{FailAt: 2}},
-	} {
+	for _, tc := range firstAttemptFaults {
 		t.Run(tc.name, func(t *testing.T) {
 			eng, dir := writeEngine(t, 3000)
-			eng = eng.WithAttemptFaults(func(stage, task, attempt int) runtime.AttemptFault {
-				if attempt == 0 {
-					return tc.fault
-				}
-				return runtime.AttemptFault{}
-			})
+			eng = withFirstAttemptFault(eng, tc.fault)
 			mustExec(t, eng, "create table c partition by key (day) as select * from src")
 			mustExec(t, eng, "insert into c select id + 10000, name, price, day from src")
 			want := []string{"6000\t6000\t39003000"}
@@ -317,4 +303,28 @@ func TestWriteReadOnly(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "read-only") {
 		t.Fatalf("insert into a read-only table: %v", err)
 	}
+}
+
+// firstAttemptFaults are the ways the first attempt of every task goes
+// wrong in the write tests: a twin racing it, both finishing, cancelled
+// or failing mid-way, failing after all its work.
+var firstAttemptFaults = []struct {
+	name  string
+	fault runtime.AttemptFault
+}{
+	{"twins", runtime.AttemptFault{Twin: true}},
+	{"both finish", runtime.AttemptFault{Twin: true, BothFinish: true}},
+	{"first cancelled mid-way", runtime.AttemptFault{Twin: true, CancelAfter: 1}},
+	{"first fails after writing everything", runtime.AttemptFault{FailAtEnd: true}},
+	{"first fails mid-way", runtime.AttemptFault{FailAt: 2}},
+}
+
+// withFirstAttemptFault gives the first attempt of every task fault.
+func withFirstAttemptFault(eng *fsql.Engine, fault runtime.AttemptFault) *fsql.Engine {
+	return eng.WithAttemptFaults(func(stage, task, attempt int) runtime.AttemptFault {
+		if attempt == 0 {
+			return fault
+		}
+		return runtime.AttemptFault{}
+	})
 }
