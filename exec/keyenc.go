@@ -3,7 +3,9 @@ package exec
 import (
 	"cmp"
 	"context"
+	"encoding/binary"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -210,6 +212,7 @@ func (e *keyEncoder) encode(cols []arrow.Array, n int) error {
 				copy(e.buf[p+1:p+1+int32(w)], raw[i*w:(i+1)*w])
 				pos[i] += int32(1 + w)
 			}
+			normalizeFloatKeys(e.buf, pos, c, w)
 			continue
 		}
 		vb, err := varBytes(c)
@@ -232,6 +235,45 @@ func (e *keyEncoder) encode(cols []arrow.Array, n int) error {
 		}
 	}
 	return nil
+}
+
+// normalizeFloatKeys rewrites, for a float column, the value bytes just
+// written before pos[i] so that SQL-equal floats have equal keys: -0 becomes
+// +0 and every NaN the one canonical NaN (as hashFloat64 hashes them).
+// Without it GROUP BY puts -0.0 and 0.0 into two groups and a join misses
+// the pair.
+func normalizeFloatKeys(buf []byte, pos []int32, c arrow.Array, w int) {
+	switch c.DataType().ID() {
+	case arrow.FLOAT64:
+		f := c.(*array.Float64)
+		for i := range pos {
+			if !f.IsValid(i) {
+				continue
+			}
+			v := f.Value(i)
+			if v == 0 || v != v {
+				binary.LittleEndian.PutUint64(buf[pos[i]-int32(w):], math.Float64bits(canonicalFloat(v)))
+			}
+		}
+	case arrow.FLOAT32:
+		f := c.(*array.Float32)
+		for i := range pos {
+			if !f.IsValid(i) {
+				continue
+			}
+			v := f.Value(i)
+			if v == 0 || v != v {
+				binary.LittleEndian.PutUint32(buf[pos[i]-int32(w):], math.Float32bits(float32(canonicalFloat(float64(v)))))
+			}
+		}
+	}
+}
+
+func canonicalFloat(v float64) float64 {
+	if v != v {
+		return math.NaN()
+	}
+	return 0
 }
 
 // collationKeys replaces every column of a collated string type by the

@@ -256,7 +256,11 @@ func keyEncoderFor(t arrow.DataType) (keyEncoder, error) {
 		}), nil
 	case arrow.FLOAT64:
 		return null(func(dst []byte, a arrow.Array, i int) []byte {
-			u := math.Float64bits(vals[float64](a)[i])
+			f := vals[float64](a)[i]
+			if f == 0 {
+				f = 0 // -0 and +0 are equal values: one key, so they tie and group together
+			}
+			u := math.Float64bits(f)
 			if u&(1<<63) != 0 {
 				u = ^u
 			} else {
