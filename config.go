@@ -555,7 +555,7 @@ var configKeys = map[string]configKey{
 		get: func(c *Config) string { return strconv.Itoa(c.RestartAttempts) },
 	},
 	"restart-strategy.fixed-delay.delay": {
-		doc: "wait before a failed attempt's retry",
+		doc: "wait before a failed attempt's retry on the worker where it failed (a retry on another worker starts at once)",
 		set: func(c *Config, v string) error { return setDuration(&c.RestartDelay, v, false) },
 		get: func(c *Config) string { return formatDuration(c.RestartDelay) },
 	},

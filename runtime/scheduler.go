@@ -318,8 +318,9 @@ func (s *scheduler) waitsForBuild(st *Stage) bool {
 
 // place puts queued attempts on free slots, first come first served, each
 // on the usable worker with the most free slots (see pickWorker); an
-// attempt that cannot be placed yet (its retry delay has not passed, or
-// only workers it should avoid have room) keeps its place in the queue.
+// attempt that cannot be placed yet (only workers it should avoid have
+// room, or only they exist and its retry delay has not passed) keeps its
+// place in the queue.
 func (s *scheduler) place(ctx context.Context) {
 	if len(s.queue) == 0 {
 		return
@@ -332,10 +333,10 @@ func (s *scheduler) place(ctx context.Context) {
 			waiting = append(waiting, s.queue[i:]...)
 			break
 		}
-		w := -1
-		if !now.Before(att.notBefore) {
-			w = s.pickWorker(att, usable, false)
-		}
+		// A retry whose delay has not passed may still start at once on
+		// a worker where no attempt of its task failed: the delay spaces
+		// out retries on the worker that saw the fault (see failover.go).
+		w := s.pickWorker(att, usable, now.Before(att.notBefore))
 		if w < 0 {
 			waiting = append(waiting, att)
 			continue

@@ -207,13 +207,13 @@ func TestBlocklistedWorkerGetsNothing(t *testing.T) {
 
 // TestFailoverRetriesOnAnotherWorker: attempts failed by an injected
 // fault (at the end, all work lost; mid-way; the result stage before its
-// first batch) are retried after the delay on another worker, and the
-// answer does not change.
+// first batch) are retried at once on another worker, and the answer does
+// not change.
 func TestFailoverRetriesOnAnotherWorker(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	src := func() *genSource { return &genSource{PerTask: 3000, Batch: 250, Keys: 97, Sized: true} }
 	want, _ := runRows(t, hashPlan(src()), RunConfig{Parallelism: 3, Workers: NewLocalPool(3, 1)})
-	const delay = 20 * time.Millisecond
+	const delay = 500 * time.Millisecond // long, so that a retry that waited for it cannot pass as one that did not
 	for name, fault := range map[string]AttemptFault{
 		"at the end": {FailAtEnd: true},
 		"mid-way":    {FailAt: 3},
@@ -242,10 +242,40 @@ func TestFailoverRetriesOnAnotherWorker(t *testing.T) {
 				if a1.Worker == a0.Worker {
 					t.Errorf("%s, stage %d task %d: retried on %s, where it failed", name, stage, tr.Index, a0.Worker)
 				}
-				if gap := a1.placed.Sub(a0.End); gap < delay-time.Millisecond {
-					t.Errorf("%s, stage %d task %d: retried %v after the failure, want at least %v", name, stage, tr.Index, gap, delay)
+				if gap := a1.placed.Sub(a0.End); gap >= delay {
+					t.Errorf("%s, stage %d task %d: retried %v after the failure on another worker, want no wait for the %v delay", name, stage, tr.Index, gap, delay)
 				}
 			}
+		}
+	}
+}
+
+// TestFailoverDelayOnTheSameWorker: with one worker the retry must go back
+// to the worker of the fault, and waits restart-strategy.fixed-delay.delay
+// first.
+func TestFailoverDelayOnTheSameWorker(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	src := func() *genSource { return &genSource{PerTask: 3000, Batch: 250, Keys: 97, Sized: true} }
+	want, _ := runRows(t, hashPlan(src()), RunConfig{Parallelism: 2, Workers: NewLocalPool(1, 2)})
+	const delay = 30 * time.Millisecond
+	faults := &Faults{Attempt: func(st, task, attempt int) AttemptFault {
+		return AttemptFault{FailAtEnd: st == 1 && attempt == 0}
+	}}
+	got, g := runRows(t, hashPlan(src()), RunConfig{Parallelism: 2, Workers: NewLocalPool(1, 2),
+		Restart: policy.RestartConfig{Attempts: 2, Delay: delay}, Faults: faults})
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("%d rows, want %d", len(got), len(want))
+	}
+	for _, tr := range g.Stages[0].Tasks {
+		if len(tr.Attempts) != 2 {
+			t.Fatalf("task %d: %d attempts, want 2", tr.Index, len(tr.Attempts))
+		}
+		a0, a1 := tr.Attempts[0], tr.Attempts[1]
+		if a1.Worker != a0.Worker {
+			t.Fatalf("task %d: retried on %s, want %s (the only worker)", tr.Index, a1.Worker, a0.Worker)
+		}
+		if gap := a1.placed.Sub(a0.End); gap < delay-time.Millisecond {
+			t.Errorf("task %d: retried %v after the failure on the same worker, want at least %v", tr.Index, gap, delay)
 		}
 	}
 }

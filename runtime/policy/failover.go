@@ -10,8 +10,9 @@ type RestartConfig struct {
 	// attempts (restart-strategy.fixed-delay.attempts); 0 turns failover
 	// off.
 	Attempts int
-	// Delay is the wait before a retry starts
-	// (restart-strategy.fixed-delay.delay).
+	// Delay is the wait before a retry starts on a worker where an
+	// attempt of its task failed (restart-strategy.fixed-delay.delay); a
+	// retry on another worker does not wait.
 	Delay time.Duration
 }
 
@@ -19,8 +20,8 @@ type RestartConfig struct {
 // apart. Flink's fixed-delay strategy restarts a whole job after a 1 s
 // delay; fsql retries one task on another worker, which needs no time for
 // the failed machine to come back, so the delay only spaces out retries
-// of a fault that is not the worker's (a flaky read), and 100 ms is small
-// beside queries of seconds.
+// that go back to the worker of the fault (a flaky read there), and
+// 100 ms is small beside queries of seconds.
 func DefaultRestartConfig() RestartConfig {
 	return RestartConfig{Attempts: 3, Delay: 100 * time.Millisecond}
 }
