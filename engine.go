@@ -180,7 +180,8 @@ func (e *Engine) query(ctx context.Context, sess *Session, res resources, query 
 	if st.Analyze {
 		return e.analyzeRows(ctx, run, stats, mem), nil
 	}
-	r := &Rows{schema: renamed(run.Schema(), st.Names), next: run.Next, close: run.Close, ctx: ctx, run: run, mem: mem}
+	schema, next := boolsAsInts(e.alloc, renamed(run.Schema(), st.Names), run.Next)
+	r := &Rows{schema: schema, next: next, close: run.Close, ctx: ctx, run: run, mem: mem}
 	r.stats = stats
 	r.progress = run.Progress
 	return r, nil
