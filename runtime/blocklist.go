@@ -7,19 +7,55 @@ import (
 	"github.com/fsql-dev/fsql/runtime/policy"
 )
 
-// Blocklist is the workers blocked for slowness, shared by every run of
-// one engine (RunConfig.Blocklist): a machine that runs hot stays hot
-// from one query to the next, and queries of seconds cannot each afford
-// to rediscover it. It is policy.Blocklist behind a mutex, with why each
-// worker was blocked.
+// Blocklist is what the runs of one engine know of its workers' health
+// (RunConfig.Blocklist): the workers blocked for slowness, and the pace
+// of each worker's recent attempts (policy.PaceOf), which the detector
+// reads to tell a slow worker from an attempt of costly data. A machine
+// that runs hot stays hot from one query to the next, and queries of
+// seconds cannot each afford to rediscover it. It is policy.Blocklist
+// behind a mutex, with why each worker was blocked.
 type Blocklist struct {
-	mu  sync.Mutex
-	l   policy.Blocklist
-	why map[string]string
+	mu    sync.Mutex
+	l     policy.Blocklist
+	why   map[string]string
+	paces map[string][]paceSample // per worker, oldest first, at most policy.PaceWindow
+}
+
+// paceSample is one finished attempt's pace and when it was taken.
+type paceSample struct {
+	at   time.Time
+	pace float64
 }
 
 // NewBlocklist returns an empty blocklist.
-func NewBlocklist() *Blocklist { return &Blocklist{why: map[string]string{}} }
+func NewBlocklist() *Blocklist {
+	return &Blocklist{why: map[string]string{}, paces: map[string][]paceSample{}}
+}
+
+// recordPace adds a pace sample of worker taken at now.
+func (b *Blocklist) recordPace(worker string, now time.Time, pace float64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	ps := append(b.paces[worker], paceSample{at: now, pace: pace})
+	if len(ps) > policy.PaceWindow {
+		ps = ps[len(ps)-policy.PaceWindow:]
+	}
+	b.paces[worker] = ps
+}
+
+// pace is worker's pace at now (policy.WorkerPace of its samples younger
+// than policy.PaceHorizon; 0 when none).
+func (b *Blocklist) pace(worker string, now time.Time) float64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var recent []float64
+	for _, p := range b.paces[worker] {
+		if now.Sub(p.at) < policy.PaceHorizon {
+			recent = append(recent, p.pace)
+		}
+	}
+	return policy.WorkerPace(recent)
+}
 
 // block blocks worker for d from now, or renews its block; why is kept
 // from the first block of a spell.

@@ -739,6 +739,7 @@ func (s *scheduler) decide(ctx context.Context, r *StageRun, bufs []*shuffle.Buf
 func (s *scheduler) finishStage(ctx context.Context, r *StageRun) {
 	r.finished = true
 	r.End = time.Now()
+	s.recordPaces(r, r.End)
 	s.exec.progress.stageDone(r.Stage)
 	s.pipelinedInputsDone(ctx, r.Stage)
 	for _, ex := range r.Stage.Inputs {

@@ -88,11 +88,39 @@ func (s *scheduler) sample(r *StageRun, now time.Time) (policy.StageSample, []*A
 			smp.Running = append(smp.Running, policy.RunningAttempt{
 				Task: t.Index, Attempt: len(atts), Elapsed: now.Sub(time.Unix(0, started)),
 				InputBytes: t.InputBytes, ReadBytes: a.InputBytes.Load(),
+				WorkerPace: s.blocklist.pace(a.Worker, now),
 			})
 			atts = append(atts, a)
 		}
 	}
 	return smp, atts
+}
+
+// recordPaces adds a pace sample (policy.PaceOf) of every committed
+// attempt of finished stage run r to its worker's record in the
+// blocklist. Only stages whose attempts' times are their own work give
+// samples: not the result stage (its time includes the caller's reading)
+// nor a stage that ran pipelined (its tasks waited for producers).
+func (s *scheduler) recordPaces(r *StageRun, now time.Time) {
+	if r.Stage == s.g.Result || r.Pipelined != nil || len(r.Tasks) < 2 {
+		return
+	}
+	peers := make([]policy.FinishedTask, 0, len(r.Tasks)-1)
+	for _, t := range r.Tasks {
+		c := t.Committed
+		if c == nil || c.Worker == "" {
+			continue
+		}
+		peers = peers[:0]
+		for _, o := range r.Tasks {
+			if o != t && o.Committed != nil {
+				peers = append(peers, policy.FinishedTask{Duration: o.Committed.End.Sub(o.Committed.Start), InputBytes: o.InputBytes})
+			}
+		}
+		if pace, ok := policy.PaceOf(c.End.Sub(c.Start), t.InputBytes, peers); ok {
+			s.blocklist.recordPace(c.Worker, now, pace)
+		}
+	}
 }
 
 // canCopy reports whether task may get another attempt: not committed,

@@ -138,6 +138,44 @@ func TestSkewIsNotSlow(t *testing.T) {
 	}
 }
 
+// TestCostlyDataIsNotSlow: one task whose batches cost eight times the
+// others' work, for the same bytes (data that costs more per byte, as
+// the rows a join keeps). On workers whose recent attempts ran at the
+// usual pace (a shared blocklist that saw three healthy runs), fsql's
+// detector launches no copy and blocks no worker: a copy would read the
+// same data as slowly. With nothing known of the workers it copies the
+// task, since progress alone cannot tell costly data from a slow machine.
+func TestCostlyDataIsNotSlow(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	src := func(hot time.Duration) *genSource {
+		return &genSource{PerTask: 5000, Batch: 500, Keys: 97, Sized: true, Work: 3 * time.Millisecond, HotTask: 2, HotWork: hot}
+	}
+	bl := NewBlocklist()
+	cfg := func(bl *Blocklist) RunConfig {
+		return RunConfig{Parallelism: 4, Workers: NewLocalPool(4, 1), Speculation: testSpeculation(policy.DetectProgress), Blocklist: bl}
+	}
+	want, _ := runRows(t, hashPlan(src(0)), cfg(bl))
+	for range 2 {
+		runRows(t, hashPlan(src(0)), cfg(bl))
+	}
+	for _, w := range []string{"tm-0", "tm-1", "tm-2", "tm-3"} {
+		if p := bl.pace(w, time.Now()); p <= 0 || p > 1.5 {
+			t.Fatalf("%s: pace %v after three uniform runs, want about 1", w, p)
+		}
+	}
+	got, g := runRows(t, hashPlan(src(24*time.Millisecond)), cfg(bl))
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("%d rows, want %d", len(got), len(want))
+	}
+	if n := attemptsOf(g)[SpeculativeAttempt]; n > 0 || len(g.Blocked) > 0 {
+		t.Errorf("healthy workers: %d speculative attempts, blocked %+v:\n%s", n, g.Blocked, g.Explain(nil))
+	}
+	_, g = runRows(t, hashPlan(src(24*time.Millisecond)), cfg(nil))
+	if n := attemptsOf(g)[SpeculativeAttempt]; n == 0 {
+		t.Errorf("workers of unknown pace: no copy of the costly task:\n%s", g.Explain(nil))
+	}
+}
+
 // TestSpeculationOffOrResultStage: with speculation off, or when the slow
 // task is in the result stage (whose rows stream to the caller), no copy
 // is made and no worker blocklisted.

@@ -44,6 +44,9 @@ type genSource struct {
 	// Work is time spent on every batch (asleep, so tasks take measurable
 	// time without competing for the test machine's cores).
 	Work time.Duration
+	// HotWork, when set, is the time task HotTask spends on every batch
+	// instead of Work: data that costs more per byte, not more of it.
+	HotWork time.Duration
 }
 
 // genRowBytes is the input bytes a Sized genSource counts per row.
@@ -109,8 +112,11 @@ func (s *genStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		}
 		return nil, err
 	}
-	if s.g.Work > 0 {
-		time.Sleep(s.g.Work)
+	if w := s.g.Work; w > 0 || s.g.HotWork > 0 {
+		if s.g.HotWork > 0 && s.tc.Task == s.g.HotTask {
+			w = s.g.HotWork
+		}
+		time.Sleep(w)
 	}
 	s.batches++
 	n := int64(s.g.Batch)

@@ -17,6 +17,13 @@ const (
 	// Flink 1.17) and its own progress rate says it will not finish
 	// before a fresh attempt would (as the LATE scheduler estimates time
 	// left). A task that is slow because it got more data is not slow.
+	//
+	// It also asks how the attempt's worker ran its recent attempts
+	// (RunningAttempt.WorkerPace): an attempt whose worker did its other
+	// work at the usual pace is slow because of its data (rows that cost
+	// more per input byte than its peers', such as the one task whose row
+	// groups hold the dates a join keeps), which a copy would read as
+	// slowly, so it is left alone.
 	DetectProgress DetectorMode = iota
 	// DetectInputBytes is Flink 1.17's rule: elapsed time past the
 	// baseline weighted by input bytes, progress not consulted.
@@ -105,6 +112,10 @@ type RunningAttempt struct {
 	Elapsed       time.Duration
 	InputBytes    int64
 	ReadBytes     int64
+	// WorkerPace is how its worker ran its recent finished attempts
+	// (WorkerPace of their PaceOf samples): 1 at its peers' pace, 10 ten
+	// times slower; 0 when not known.
+	WorkerPace float64
 }
 
 // StageSample is what the detector sees of one stage: its task count,
@@ -149,7 +160,25 @@ type SlowAttempt struct {
 // one, as Flink's. An attempt is slow when its elapsed time passes its
 // baseline and, in the progress mode, when at its own rate (consumed
 // bytes over elapsed time) it has more time left than a fresh attempt
-// would take.
+// would take, and its worker's pace is not known to be the usual one
+// (WorkerPace 0, or above BaselineMultiplier).
+//
+// The pace test is what tells a slow machine from costly data that input
+// bytes do not show. It was the cause of every copy the 20-query TPC-DS
+// set launched without a fault (4 workers of 1 slot, scale 1): q59's
+// scan of store_sales, when it ran as 3 tasks of 2.7–4.8 MiB, had one
+// task whose row groups held the year the date join keeps; its partial
+// aggregate did 5–6 times the work per byte of the others, so it passed
+// its baseline (714 ms, well above the 200 ms lower bound) with a third
+// of its input read and got a copy, and its healthy worker a one-minute
+// block that took a quarter of the pool from the queries after it. The
+// copy read the same rows as slowly and never won. Neither the lower
+// bound, the ratio nor the progress estimate was at fault: the rule
+// assumed that peers do the same work per byte. A worker that is slow is
+// slow for every attempt, so its recent ones show it; one whose pace is
+// not known yet (a new engine, or samples older than PaceHorizon) is
+// judged without it, as before, and an attempt of costly data there
+// still gets its one useless copy.
 func FindSlowAttempts(s StageSample, c DetectorConfig) []SlowAttempt {
 	need := int(math.Round(float64(s.Tasks) * c.BaselineRatio))
 	if need > 0 && len(s.Finished) < need {
@@ -203,6 +232,14 @@ func FindSlowAttempts(s StageSample, c DetectorConfig) []SlowAttempt {
 			}
 			sl.Why += fmt.Sprintf("; %.0f%% of %s read, %s, a fresh attempt needs %s", 100*sl.Progress, FormatBytes(r.InputBytes), left, fmtDur(sl.Fresh))
 		}
+		if c.Mode == DetectProgress {
+			if r.WorkerPace > 0 && r.WorkerPace <= mult {
+				continue // a healthy worker: the time is the data's
+			}
+			if r.WorkerPace > 0 {
+				sl.Why += fmt.Sprintf("; its worker's recent attempts took %.1f× their peers' time", r.WorkerPace)
+			}
+		}
 		out = append(out, sl)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
@@ -219,6 +256,59 @@ func FindSlowAttempts(s StageSample, c DetectorConfig) []SlowAttempt {
 		return a.Attempt < b.Attempt
 	})
 	return out
+}
+
+// PaceHorizon is how long a pace sample speaks for its worker: a
+// machine's heat changes over minutes, and a sample older than this no
+// longer says how the worker runs now.
+const PaceHorizon = time.Minute
+
+// PaceWindow is how many of a worker's latest pace samples WorkerPace
+// reads: enough that one task of costly data (a sample of 5 on a healthy
+// worker) does not move the median.
+const PaceWindow = 5
+
+// minPacePrediction is the least predicted run time a pace sample is
+// taken from: below it a task's fixed costs (opening files, building a
+// small hash table) and the noise of a loaded machine outweigh its rate.
+const minPacePrediction = 10 * time.Millisecond
+
+// PaceOf is the pace of a finished attempt that ran d over inputBytes,
+// against the other committed tasks of its stage (peers): d over the
+// time the peers' median rate per input byte predicts for inputBytes. 1
+// is the peers' pace, 10 ten times slower. ok is false when it cannot be
+// told: no input bytes, no peer with input bytes, or a prediction under
+// 10 ms.
+func PaceOf(d time.Duration, inputBytes int64, peers []FinishedTask) (pace float64, ok bool) {
+	if inputBytes <= 0 || d <= 0 {
+		return 0, false
+	}
+	var perByte []float64
+	for _, p := range peers {
+		if p.InputBytes > 0 && p.Duration > 0 {
+			perByte = append(perByte, float64(p.Duration)/float64(p.InputBytes))
+		}
+	}
+	if len(perByte) == 0 {
+		return 0, false
+	}
+	sort.Float64s(perByte)
+	want := perByte[len(perByte)/2] * float64(inputBytes)
+	if want < float64(minPacePrediction) {
+		return 0, false
+	}
+	return float64(d) / want, true
+}
+
+// WorkerPace is a worker's pace from its pace samples: the median of the
+// last PaceWindow of them, 0 when there are none.
+func WorkerPace(samples []float64) float64 {
+	if len(samples) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), samples[max(len(samples)-PaceWindow, 0):]...)
+	sort.Float64s(s)
+	return s[len(s)/2]
 }
 
 // clampDuration converts nanoseconds to a Duration without overflowing.

@@ -96,6 +96,37 @@ func TestFindSlowAttempts(t *testing.T) {
 			why:     "past its baseline 10ms (the lower bound)",
 		},
 		{
+			// q59's store_sales scan on 4 workers: 3 tasks of 3.5, 2.7
+			// and 4.8 MiB; two ran 347 and 266 ms, the third holds the
+			// rows the date join keeps and does 5 times the work per
+			// byte. At 817 ms it had read 37%: past its 720 ms baseline,
+			// 1.4 s left against 480 ms for a fresh attempt.
+			name: "costly data on a worker of unknown pace: slow, as the rule cannot tell",
+			sample: StageSample{Tasks: 3, Finished: []FinishedTask{{347 * ms, 35 * mb / 10}, {266 * ms, 27 * mb / 10}}, Running: []RunningAttempt{
+				{Task: 2, Elapsed: 817 * ms, InputBytes: 48 * mb / 10, ReadBytes: 48 * mb / 10 * 37 / 100}}},
+			modes: all,
+			why:   "37% of 4.8MiB read",
+		},
+		{
+			name: "costly data on a worker whose recent attempts ran at the usual pace: not slow",
+			sample: StageSample{Tasks: 3, Finished: []FinishedTask{{347 * ms, 35 * mb / 10}, {266 * ms, 27 * mb / 10}}, Running: []RunningAttempt{
+				{Task: 2, Elapsed: 817 * ms, InputBytes: 48 * mb / 10, ReadBytes: 48 * mb / 10 * 37 / 100, WorkerPace: 1.1}}},
+			modes: []DetectorMode{DetectInputBytes, DetectTimeOnly},
+		},
+		{
+			name: "slow worker whose recent attempts were slow too: slow, and the pace is named",
+			sample: StageSample{Tasks: 4, Finished: peers, Running: []RunningAttempt{
+				{Task: 3, Elapsed: 600 * ms, InputBytes: 10 * mb, ReadBytes: 1 * mb, WorkerPace: 9.5}}},
+			modes: all,
+			why:   "a fresh attempt needs 100ms; its worker's recent attempts took 9.5× their peers' time",
+		},
+		{
+			name: "pace at the multiplier still counts as the usual pace",
+			sample: StageSample{Tasks: 4, Finished: peers, Running: []RunningAttempt{
+				{Task: 3, Elapsed: 600 * ms, InputBytes: 10 * mb, ReadBytes: 1 * mb, WorkerPace: 1.5}}},
+			modes: []DetectorMode{DetectInputBytes, DetectTimeOnly},
+		},
+		{
 			name: "input size unknown: the time median, as Flink 1.16",
 			sample: StageSample{Tasks: 4, Finished: finished(3, 100*ms, 0), Running: []RunningAttempt{
 				{Task: 3, Elapsed: 160 * ms}}},
@@ -146,6 +177,53 @@ func TestSlowAttemptsOrder(t *testing.T) {
 	}
 	if got[0].TimeLeft != Unknown || got[1].TimeLeft != 2700*ms || got[2].Progress != 0.5 {
 		t.Fatalf("estimates %+v", got)
+	}
+}
+
+func TestPaceOf(t *testing.T) {
+	const mb = 1 << 20
+	peers := []FinishedTask{{100 * ms, 10 * mb}, {220 * ms, 20 * mb}, {300 * ms, 30 * mb}} // 10-11 ms/MiB
+	cases := []struct {
+		name  string
+		d     time.Duration
+		bytes int64
+		peers []FinishedTask
+		want  float64 // 0: no sample
+	}{
+		{"at the peers' median rate", 200 * ms, 20 * mb, peers, 1},
+		{"ten times slower", time.Second, 10 * mb, peers, 10},
+		{"half the bytes in the same time", 100 * ms, 5 * mb, peers, 2},
+		{"no input bytes", 100 * ms, 0, peers, 0},
+		{"no peers", 100 * ms, 10 * mb, nil, 0},
+		{"peers without input bytes", 100 * ms, 10 * mb, []FinishedTask{{100 * ms, 0}}, 0},
+		{"prediction under 10 ms", 50 * ms, mb / 2, peers, 0},
+	}
+	for _, c := range cases {
+		got, ok := PaceOf(c.d, c.bytes, c.peers)
+		if ok != (c.want > 0) || (ok && (got < c.want*0.999 || got > c.want*1.001)) {
+			t.Errorf("%s: %v %v, want %v", c.name, got, ok, c.want)
+		}
+	}
+}
+
+func TestWorkerPace(t *testing.T) {
+	cases := []struct {
+		samples []float64
+		want    float64
+	}{
+		{nil, 0},
+		{[]float64{1.2}, 1.2},
+		// One task of costly data (5) on a healthy worker does not move it.
+		{[]float64{1, 0.9, 5, 1.1, 1}, 1},
+		// Only the last PaceWindow samples count: the worker turned slow.
+		{[]float64{1, 1, 1, 1, 9, 10, 11}, 9},
+		// Upper median of an even count.
+		{[]float64{1, 3}, 3},
+	}
+	for _, c := range cases {
+		if got := WorkerPace(c.samples); got != c.want {
+			t.Errorf("%v: %v, want %v", c.samples, got, c.want)
+		}
 	}
 }
 
