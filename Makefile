@@ -2,7 +2,7 @@ GO ?= go
 # Scale of the TPC-DS data `make run` and `make bench` use.
 SCALE ?= 1
 
-.PHONY: build test test-race bench bench-dpp bench-vs-duckdb fuzz-vs-duckdb run answers fmt vet proto
+.PHONY: build test test-race bench bench-dpp bench-vs-duckdb bench-write-vs-duckdb fuzz-vs-duckdb run answers fmt vet proto
 
 build:
 	$(GO) build ./...
@@ -33,6 +33,16 @@ bench-vs-duckdb: build
 	test -d $(BENCH_DATA) || ./bin/fsql gen tpcds --scale $(SCALE) --out $(BENCH_DATA)
 	test -d $(BENCH_DATA)-flat || ./bin/fsql gen tpcds --scale $(SCALE) --partitioned=false --out $(BENCH_DATA)-flat
 	cd tools/oracle && $(GO) run . bench --data $(BENCH_DATA),$(BENCH_DATA)-flat --queries ../../testdata/tpcds $(BENCH_ARGS)
+
+# Writing: CREATE TABLE ... PARTITION BY KEY (ss_sold_date_sk) AS SELECT *
+# FROM store_sales against DuckDB's COPY ... (FORMAT PARQUET, PARTITION_BY
+# (ss_sold_date_sk)) on the flat layout, zstd both, 2 threads each,
+# interleaved (tools/oracle bench-write); outside CI. WRITE_ARGS adds
+# flags, e.g. WRITE_ARGS="--runs 5 --cpuprofile /tmp/write.prof".
+WRITE_ARGS ?= --runs 3
+bench-write-vs-duckdb:
+	test -d $(BENCH_DATA)-flat || $(GO) run ./cmd/fsql gen tpcds --scale $(SCALE) --partitioned=false --out $(BENCH_DATA)-flat
+	cd tools/oracle && $(GO) run . bench-write --data $(BENCH_DATA)-flat $(WRITE_ARGS)
 
 # Random queries over the TPC-DS schema (internal/querygen), fsql's answers
 # against DuckDB's (tools/oracle fuzz, cgo); outside CI. FUZZ_ARGS adds

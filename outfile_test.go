@@ -1,12 +1,16 @@
 package fsql_test
 
 import (
+	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/fsql-dev/fsql"
 	"github.com/fsql-dev/fsql/errs"
@@ -144,4 +148,123 @@ func TestOutfileAttempts(t *testing.T) {
 		t.Errorf("the failed statement left its file: %v", err)
 	}
 	noStaging(t, dir)
+}
+
+// TestOutfileKilled: an export whose process is killed mid-way (a real
+// child process, SIGKILL) leaves its hidden staging folder beside the
+// target, outside the data directory that engines sweep at start, and no
+// target. The next export into that folder removes it, but not the
+// staging folder of an export still running in another process.
+func TestOutfileKilled(t *testing.T) {
+	if os.Getenv("FSQL_OUTFILE_CHILD") != "" {
+		outfileChild(t)
+		return
+	}
+	eng, dir := writeEngine(t, 3000)
+	out := t.TempDir()
+	target := filepath.Join(out, "x.tsv")
+	// start runs an export in a child process and returns once it has
+	// written into its staging folder, and the folder.
+	start := func() (*exec.Cmd, string) {
+		t.Helper()
+		cmd := exec.Command(os.Args[0], "-test.run=^TestOutfileKilled$", "-test.count=1")
+		cmd.Env = append(os.Environ(), "FSQL_OUTFILE_CHILD=1", "FSQL_OUTFILE_DATA="+dir, "FSQL_OUTFILE_TARGET="+target)
+		var log strings.Builder
+		cmd.Stdout, cmd.Stderr = &log, &log
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(2 * time.Minute); ; {
+			if now := stagingIn(t, out); len(now) == 1 && partFiles(now[0]) > 0 {
+				return cmd, now[0]
+			}
+			if time.Now().After(deadline) {
+				cmd.Process.Kill()
+				cmd.Wait()
+				t.Fatalf("the child's export wrote no staging file in 2 minutes:\n%s", log.String())
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	kill := func(cmd *exec.Cmd) {
+		t.Helper()
+		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil && !errors.Is(err, os.ErrProcessDone) {
+			t.Fatal(err)
+		}
+		cmd.Wait()
+	}
+	dead, crashed := start()
+	kill(dead)
+	if _, err := os.Stat(crashed); err != nil {
+		t.Fatalf("the killed export's staging: %v", err)
+	}
+	if _, err := os.Stat(target); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the killed export left its target: %v", err)
+	}
+	mustExec(t, eng, "select id from src into outfile '"+target+"'")
+	if n := strings.Count(readFile(t, target), "\n"); n != 3000 {
+		t.Errorf("the export after the crash wrote %d lines, want 3000", n)
+	}
+	noStaging(t, out)
+	if err := os.Remove(target); err != nil {
+		t.Fatal(err)
+	}
+
+	running, live := start()
+	defer kill(running)
+	mustExec(t, eng, "select id from src into outfile '"+filepath.Join(out, "y.tsv")+"'")
+	if _, err := os.Stat(live); err != nil {
+		t.Errorf("the running export's staging was removed: %v", err)
+	}
+	kill(running)
+	mustExec(t, eng, "select id from src into outfile '"+filepath.Join(out, "z.tsv")+"'")
+	noStaging(t, out)
+}
+
+// outfileChild is TestOutfileKilled's child process: an export that runs
+// until it is killed (a cross join of 3000^3 rows).
+func outfileChild(t *testing.T) {
+	eng, err := fsql.Open(os.Getenv("FSQL_OUTFILE_DATA"), fsql.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	rows, err := eng.Query(ctx, "select a.id, b.id, c.name from src a, src b, src c into outfile '"+os.Getenv("FSQL_OUTFILE_TARGET")+"'")
+	if err == nil {
+		for rows.Next() {
+		}
+		err = rows.Err()
+		rows.Close()
+	}
+	t.Fatalf("the export ended before it was killed: %v", err)
+}
+
+// stagingIn lists the hidden staging folders in dir, oldest first (the
+// names begin with the statement's time-ordered ID).
+func stagingIn(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), ".fsql-") {
+			out = append(out, filepath.Join(dir, e.Name()))
+		}
+	}
+	return out
+}
+
+// partFiles counts the files under dir.
+func partFiles(dir string) int {
+	n := 0
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasPrefix(d.Name(), "part-") {
+			n++
+		}
+		return nil
+	})
+	return n
 }

@@ -199,10 +199,24 @@ func (b *Binder) columnDefault(table string, col *memtable.Column, e ast.ExprNod
 	return f, nil
 }
 
+// declaredType spells a column's type as MariaDB's DESCRIBE does:
+// int(11), tinyint(3) unsigned, varchar(10), decimal(5,2).
+func declaredType(tp *types.FieldType) string {
+	if mysql.HasUnsignedFlag(tp.GetFlag()) && tp.GetFlen() == types.UnspecifiedLength {
+		// An unsigned integer's default display width is one less (no sign).
+		widths := map[byte]int{mysql.TypeTiny: 3, mysql.TypeShort: 5, mysql.TypeInt24: 8, mysql.TypeLong: 10, mysql.TypeLonglong: 20}
+		if w, ok := widths[tp.GetType()]; ok {
+			tp = tp.Clone()
+			tp.SetFlen(w)
+		}
+	}
+	return strings.ToLower(tp.InfoSchemaStr())
+}
+
 // columnType maps a column's MySQL type to what an in-memory table holds,
 // with the checks that keep MySQL's meaning.
 func columnType(table, name string, tp *types.FieldType) (memtable.Column, error) {
-	col := memtable.Column{Name: name, Declared: strings.ToLower(tp.CompactStr()), FracDigits: 6}
+	col := memtable.Column{Name: name, Declared: declaredType(tp), FracDigits: 6}
 	unsigned := mysql.HasUnsignedFlag(tp.GetFlag())
 	bound := func(lo, hi int64) { col.Bounded, col.Min, col.Max = true, lo, hi }
 	switch tp.GetType() {

@@ -8,6 +8,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"github.com/fsql-dev/fsql/connectors/hive"
+	"github.com/fsql-dev/fsql/connectors/memtable"
 	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/exec/expr"
 	"github.com/fsql-dev/fsql/planner"
@@ -90,27 +91,33 @@ func (b *Binder) showColumns(s *ast.ShowStmt) (*Statement, error) {
 	str := func(v string) expr.Expr { return expr.NewLiteral(v, arrow.BinaryTypes.String) }
 	var null expr.Expr = expr.Null(arrow.BinaryTypes.String)
 	var rows [][]expr.Expr
+	cols := columnInfos(t)
 	for i, f := range t.Schema.Fields() {
-		typ, ok := mysqlType(f.Type)
-		if !ok {
+		c := cols[i]
+		typ := c.typ
+		if typ == "" {
 			typ = strings.ToLower(f.Type.String())
 		}
-		nullable, key, comment := "YES", "", ""
-		if !f.Nullable {
+		nullable, key, comment := "YES", c.key, ""
+		if c.notNull {
 			nullable = "NO"
 		}
 		if i >= t.NumFileColumns {
 			key, comment = "PART", "Hive partition column"
 		}
+		def := null
+		if c.def != nil {
+			def = str(defaultText(c.def))
+		}
 		if !s.Full {
-			rows = append(rows, []expr.Expr{str(f.Name), str(typ), str(nullable), str(key), null, str("")})
+			rows = append(rows, []expr.Expr{str(f.Name), str(typ), str(nullable), str(key), def, str("")})
 			continue
 		}
 		coll := null
 		if isText(f.Type) {
 			coll = str("utf8mb4_0900_bin") // byte-wise, no padding: fsql's comparison
 		}
-		rows = append(rows, []expr.Expr{str(f.Name), str(typ), coll, str(nullable), str(key), null, str(""), str("select"), str(comment)})
+		rows = append(rows, []expr.Expr{str(f.Name), str(typ), coll, str(nullable), str(key), def, str(""), str("select"), str(comment)})
 	}
 	st := relation(names, rows)
 	if s.Column != nil {
@@ -144,17 +151,39 @@ func (b *Binder) showCreateTable(s *ast.ShowStmt) (*Statement, error) {
 func createTable(t *hive.Table) (string, error) {
 	var sb strings.Builder
 	sb.WriteString("CREATE TABLE " + backquote(t.Name) + " (")
+	cols := columnInfos(t)
 	for i, f := range t.Schema.Fields() {
-		typ, ok := mysqlType(f.Type)
-		if !ok {
+		c := cols[i]
+		if c.typ == "" {
 			return "", errs.New(errs.Unsupported, "SHOW CREATE TABLE %s: column %s has type %s, which has no MySQL spelling", t.Name, f.Name, f.Type)
 		}
 		if i > 0 {
 			sb.WriteString(", ")
 		}
-		sb.WriteString(backquote(f.Name) + " " + typ)
-		if !f.Nullable {
+		sb.WriteString(backquote(f.Name) + " " + c.typ)
+		if c.notNull {
 			sb.WriteString(" NOT NULL")
+		}
+		switch {
+		case c.def != nil && isNumber(c.def.Type):
+			sb.WriteString(" DEFAULT " + defaultText(c.def)) // MariaDB leaves numbers unquoted
+		case c.def != nil:
+			sb.WriteString(" DEFAULT " + quote(defaultText(c.def)))
+		case c.declared && !c.notNull:
+			sb.WriteString(" DEFAULT NULL") // as MySQL spells a nullable column
+		}
+	}
+	if def, ok := t.Source.(*memtable.Def); ok {
+		for _, k := range def.Keys {
+			names := make([]string, len(k.Columns))
+			for i, c := range k.Columns {
+				names[i] = backquote(def.Columns[c].Name)
+			}
+			if k.Primary {
+				sb.WriteString(", PRIMARY KEY (" + strings.Join(names, ",") + ")")
+			} else {
+				sb.WriteString(", UNIQUE KEY " + backquote(k.Name) + " (" + strings.Join(names, ",") + ")")
+			}
 		}
 	}
 	sb.WriteString(")")
@@ -166,6 +195,91 @@ func createTable(t *hive.Table) (string, error) {
 		sb.WriteString(" PARTITION BY KEY (" + strings.Join(keys, ", ") + ")")
 	}
 	return sb.String(), nil
+}
+
+// columnInfo is what SHOW COLUMNS and SHOW CREATE TABLE say of a column.
+type columnInfo struct {
+	typ      string // MySQL's spelling; "" when it has none
+	notNull  bool
+	def      *expr.Literal // the DEFAULT value; nil for none (NULL)
+	key      string        // PRI, UNI or MUL, as MySQL's Key column
+	declared bool          // typ, notNull and def are a CREATE TABLE's
+}
+
+// columnInfos describes t's columns: an in-memory table's as its CREATE
+// TABLE declared them (VARCHAR(10), NOT NULL, DEFAULT, keys: the Arrow
+// types it holds them in are wider), any other table's from its Arrow
+// schema (a column no file may hold NULL in is NOT NULL).
+func columnInfos(t *hive.Table) []columnInfo {
+	out := make([]columnInfo, t.Schema.NumFields())
+	def, _ := t.Source.(*memtable.Def)
+	for i, f := range t.Schema.Fields() {
+		if def != nil && i < len(def.Columns) && def.Columns[i].Declared != "" {
+			c := def.Columns[i]
+			info := columnInfo{typ: c.Declared, notNull: c.NotNull, declared: true}
+			if l, ok := c.Default.(*expr.Literal); ok && l.Value != nil {
+				info.def = l
+			}
+			out[i] = info
+			continue
+		}
+		typ, _ := mysqlType(f.Type)
+		notNull := !f.Nullable
+		if def != nil && i < len(def.Columns) {
+			notNull = notNull || def.Columns[i].NotNull
+		}
+		out[i] = columnInfo{typ: typ, notNull: notNull}
+	}
+	if def == nil {
+		return out
+	}
+	// MySQL's Key: PRI for a primary key's columns, UNI for the column of
+	// a one-column unique key, MUL for the first column of a wider one.
+	for _, k := range def.Keys {
+		for j, c := range k.Columns {
+			switch {
+			case c >= len(out):
+			case k.Primary:
+				out[c].key = "PRI"
+			case len(k.Columns) == 1 && out[c].key == "":
+				out[c].key = "UNI"
+			case j == 0 && out[c].key == "":
+				out[c].key = "MUL"
+			}
+		}
+	}
+	return out
+}
+
+// defaultText is a DEFAULT value as MySQL's Default column shows it: the
+// value's text, unquoted.
+func defaultText(l *expr.Literal) string {
+	switch v := l.Value.(type) {
+	case string:
+		return v
+	case bool:
+		if v {
+			return "1"
+		}
+		return "0"
+	}
+	text := l.String()
+	for _, p := range []string{"DATE '", "TIMESTAMP '", "TIME '", "CAST('"} {
+		if rest, ok := strings.CutPrefix(text, p); ok {
+			text, _, _ = strings.Cut(rest, "'")
+		}
+	}
+	return text
+}
+
+// isNumber reports whether t is a numeric or boolean type.
+func isNumber(t arrow.DataType) bool {
+	return arrow.IsInteger(t.ID()) || arrow.IsFloating(t.ID()) || arrow.IsDecimal(t.ID()) || t.ID() == arrow.BOOL
+}
+
+// quote is s as a MySQL string literal.
+func quote(s string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, "'", "''").Replace(s) + "'"
 }
 
 // mysqlType spells an Arrow type as MySQL's column type. Strings are

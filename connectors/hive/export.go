@@ -35,9 +35,11 @@ import (
 //     is the parts moved into a folder renamed to the target's name.
 //
 // The statement removes the staging folder when it ends, so a failed or
-// cancelled statement leaves no file. (A crashed process leaves its
-// hidden staging folder beside the target; only the data directory is
-// swept at start.)
+// cancelled statement leaves no file. A crashed process leaves its
+// hidden staging folder beside the target, its lock released: the next
+// export into the same folder removes every such dead staging folder
+// there (sweepExports), and SweepStaging removes those of the data
+// directory when an engine opens it.
 
 // ExportSpec is the target of SELECT ... INTO OUTFILE.
 type ExportSpec struct {
@@ -80,6 +82,7 @@ func beginExport(spec *WriteSpec) (*Write, error) {
 	if fi, err := os.Stat(parent); err != nil || !fi.IsDir() {
 		return nil, errs.New(errs.ErCantCreateFile, "can't create file '%s': the folder %s does not exist", x.Path, parent)
 	}
+	sweepExports(parent)
 	spec.Work = filepath.Join(parent, createPrefix+spec.ID+"-"+filepath.Base(x.Path))
 	w := &Write{Spec: spec}
 	if err := os.MkdirAll(spec.TxnDir(), 0o755); err != nil {
@@ -93,6 +96,32 @@ func beginExport(spec *WriteSpec) (*Write, error) {
 	}
 	w.lock = lock
 	return w, nil
+}
+
+// sweepExports removes the staging folders crashed exports left in dir:
+// hidden .fsql-<id>-<name> folders holding an export's transaction folder
+// (_fsql/txn-<id> with its lock file) whose lock no process holds. A
+// folder of that name without that shape is not fsql's to remove, and a
+// running export's is left alone. Errors are ignored: a leftover that
+// cannot be removed stays hidden and is tried again next time.
+func sweepExports(dir string) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		id, _, ok := strings.Cut(strings.TrimPrefix(e.Name(), createPrefix), "-")
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), createPrefix) || !ok || id == "" {
+			continue
+		}
+		work := filepath.Join(dir, e.Name())
+		if _, err := os.Stat(filepath.Join(work, MarkerDir, txnPrefix+id, lockName)); err != nil {
+			continue
+		}
+		if !txnsLive(work) {
+			os.RemoveAll(work)
+		}
+	}
 }
 
 // commitExport publishes the committed tasks' parts as the target.

@@ -17,7 +17,9 @@
 // `oracle bench --data DIR[,DIR...]` runs fsql and DuckDB side by side on
 // the same data instead (bench.go; `make bench-vs-duckdb`), and
 // `oracle fuzz --data DIR --n 2000 --seed 1` compares their answers to
-// random queries (fuzz.go; `make fuzz-vs-duckdb`).
+// random queries (fuzz.go; `make fuzz-vs-duckdb`). `oracle bench-write
+// --data DIR` times a partitioned CREATE TABLE ... AS SELECT against
+// DuckDB's partitioned COPY (bench_write.go; `make bench-write-vs-duckdb`).
 package main
 
 import (
@@ -46,10 +48,12 @@ import (
 
 // subcommands other than the default (writing the golden answers).
 var subcommands = map[string]func(args []string) error{
-	"bench":  benchMain, // fsql against DuckDB, see bench.go
-	"serve":  serveMain, // one engine's child process of bench
-	"fuzz":   fuzzMain,  // random queries, fsql against DuckDB, see fuzz.go
-	"duckdb": duckMain,  // one statement on DuckDB, for triage of a fuzz report
+	"bench":       benchMain,      // fsql against DuckDB, see bench.go
+	"serve":       serveMain,      // one engine's child process of bench
+	"bench-write": benchWriteMain, // CTAS against DuckDB's COPY, see bench_write.go
+	"serve-write": serveWriteMain, // one engine's child process of bench-write
+	"fuzz":        fuzzMain,       // random queries, fsql against DuckDB, see fuzz.go
+	"duckdb":      duckMain,       // one statement on DuckDB, for triage of a fuzz report
 }
 
 // duckMain runs the statements given as arguments on DuckDB over --data
