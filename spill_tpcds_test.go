@@ -34,9 +34,11 @@ var spillTPCDS = []struct {
 	// slow queries run only with FSQL_SPILL_TPCDS=all (see the test).
 	slow bool
 }{
-	// A window over a sort that spills its runs, under a final
-	// aggregate of ROLLUP's grouping sets that spills partitions.
-	{q: "q67", budget: "160mb", slots: "8", spill: []string{"HashAggregate", "Window"}},
+	// A window over a sort that spills its runs, its partitions (one
+	// per i_category) each larger than its share and computed from a
+	// file of their own, under a final aggregate of ROLLUP's grouping
+	// sets that spills partitions and exchanges that spill.
+	{q: "q67", budget: "32mb", slots: "8", spill: []string{"HashAggregate", "Window", "Exchange"}},
 	// Three final aggregates of (year, item, customer), each spilling.
 	{q: "q78", budget: "160mb", slots: "8", spill: []string{"HashAggregate"}},
 	// Dynamic filters leave q4's aggregates a few groups at this

@@ -208,7 +208,9 @@ func (w *Window) Open(tc *TaskContext, inputs []Stream) (Stream, error) {
 // sort past its share of the budget) and computes the functions over
 // whole partitions: over all rows at once when the sort stayed in
 // memory, else chunk by chunk of the merged runs, each chunk ending at a
-// partition boundary. A single partition must fit in the share.
+// partition boundary. A partition larger than the share goes to a spill
+// file of its own and is computed record by record from it
+// (window_spill.go).
 type windowStream struct {
 	w      *Window
 	in     Stream
@@ -230,6 +232,9 @@ type windowStream struct {
 	eof     bool
 	res     *Reservation
 	waiting arrow.RecordBatch // read, not yet in the chunk (no room)
+	// big is the partition larger than the share being computed from its
+	// spill file (window_spill.go).
+	big *bigPartition
 }
 
 // windowChunkRows is how many sorted rows chunked mode gathers at most
@@ -277,6 +282,15 @@ func (s *windowStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			s.pos = end
 			return newBatch(s.schema, cols, n), nil
 		}
+		if s.big != nil {
+			b, err := s.big.next(ctx)
+			if err == io.EOF {
+				s.big.close()
+				s.big = nil
+				continue
+			}
+			return b, err
+		}
 		if s.res == nil || (s.eof && s.accRows == 0 && s.waiting == nil) {
 			return nil, io.EOF
 		}
@@ -306,7 +320,7 @@ func (s *windowStream) nextChunk(ctx context.Context) error {
 				return err
 			}
 		}
-		if err := s.res.Grow(sortCost(b)); err != nil {
+		if err := s.res.Grow(s.rowsCost(b)); err != nil {
 			if !s.buf.tc.canSpill(err) {
 				b.Release()
 				return err
@@ -317,16 +331,9 @@ func (s *windowStream) nextChunk(ctx context.Context) error {
 				s.waiting = b
 				return s.computeCut()
 			}
-			// The chunk is one partition so far: look for its end in
-			// this batch, held in flight past the share; without one the
-			// partition does not fit.
-			if err := s.append(b); err != nil {
-				return err
-			}
-			if s.lastCut == 0 {
-				return s.partitionTooBig()
-			}
-			return s.computeCut()
+			// The chunk is one partition so far (or empty): look for its
+			// end in this batch, held in flight past the share.
+			return s.refused(ctx, b)
 		}
 		if err := s.append(b); err != nil {
 			return err
@@ -341,10 +348,39 @@ func (s *windowStream) nextChunk(ctx context.Context) error {
 	return s.computeCut()
 }
 
-// partitionTooBig is the error of a partition that does not fit in the
-// window's share even after everything before it was computed.
-func (s *windowStream) partitionTooBig() error {
-	return errs.New(errs.Resources, "window: a partition of more than %d rows does not fit in the window's share of the memory budget (%d bytes); raise it with --set execution.memory.query-budget=<bytes>", s.accRows, s.res.Share())
+// refused takes batch b, which the share refused, when the chunk holds
+// one partition so far (or nothing). If the partition ends in b and fits
+// with its rows of b, it is computed and the rest of b waits; otherwise
+// the partition is written to a file of its own.
+func (s *windowStream) refused(ctx context.Context, b arrow.RecordBatch) error {
+	cut, err := s.firstCut(b, s.accRows > 0)
+	if err != nil {
+		b.Release()
+		return err
+	}
+	switch {
+	case cut < 0: // all of b is the partition's, which goes on
+		if err := s.append(b); err != nil {
+			return err
+		}
+		return s.spillPartition(ctx, false)
+	case cut == 0: // the partition ended with the chunk
+		s.waiting = b
+		s.lastCut = s.accRows
+		return s.computeCut()
+	}
+	head := b.NewSlice(0, int64(cut))
+	s.waiting = b.NewSlice(int64(cut), b.NumRows())
+	b.Release()
+	fits := s.res.Grow(s.rowsCost(head)) == nil
+	if err := s.append(head); err != nil {
+		return err
+	}
+	if !fits {
+		return s.spillPartition(ctx, true)
+	}
+	s.lastCut = s.accRows
+	return s.computeCut()
 }
 
 // append adds a sorted batch to the chunk, moving lastCut to the start of
@@ -438,9 +474,17 @@ func (s *windowStream) computeCut() error {
 func (s *windowStream) accCost() int64 {
 	var n int64
 	for _, b := range s.acc {
-		n += sortCost(b)
+		n += s.rowsCost(b)
 	}
 	return n
+}
+
+// rowsCost is what a batch of the chunk is charged: as a sorted batch,
+// and for its output (a copy of its columns and about 16 bytes a row per
+// function), so a chunk stops before what it computes would pass the
+// share.
+func (s *windowStream) rowsCost(b arrow.RecordBatch) int64 {
+	return sortCost(b) + recordBytes(b) + 16*b.NumRows()*int64(len(s.w.Funcs))
 }
 
 // crossEqual reports whether row i of keys a equals row j of keys b
@@ -916,11 +960,15 @@ type rangeBounds struct {
 }
 
 func (s *windowStream) rangeBounds(b FrameBound, l *layout) (*rangeBounds, error) {
+	return s.rangeBoundsOf(b, l.orderKey)
+}
+
+// rangeBoundsOf computes the bound values of the order keys key.
+func (s *windowStream) rangeBoundsOf(b FrameBound, key arrow.Array) (*rangeBounds, error) {
 	if b.Kind != Preceding && b.Kind != Following {
 		return nil, nil
 	}
 	ec := s.buf.ec
-	key := l.orderKey
 	in := array.NewRecordBatch(arrow.NewSchema([]arrow.Field{{Name: "key", Type: key.DataType(), Nullable: true}}, nil), []arrow.Array{key}, int64(key.Len()))
 	defer in.Release()
 	bounds, err := b.Value.Eval(ec, in)
@@ -1078,6 +1126,10 @@ func (s *windowStream) Close() {
 	}
 	releaseArrays(s.prevKey)
 	s.prevKey = nil
+	if s.big != nil {
+		s.big.close()
+		s.big = nil
+	}
 	if s.res != nil {
 		s.res.Free()
 	}
