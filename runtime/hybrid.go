@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/fsql-dev/fsql/exec"
 	"github.com/fsql-dev/fsql/runtime/policy"
 	"github.com/fsql-dev/fsql/shuffle"
 )
@@ -38,6 +39,16 @@ import (
 //     a hash consumer has the run's parallelism and count-based ranges,
 //     needing no bytes at all. A join the run-time broadcast switch may
 //     change waits as in blocking mode.
+//   - a running producer has committed at least one task, and no input
+//     that the stage reads whole before it produces anything (the build
+//     side of a join, exec.Joiner: a hash join reads its build to the
+//     end before it probes) has a running producer. Only commits
+//     publish, so before its producers' first commit, or while a build
+//     it needs whole is incomplete, a consumer could only wait, holding
+//     slots that stages ready to work could use; with one-task producers
+//     (most stages of small queries) that wait was the whole of its
+//     "pipelined" time. A consumer of a one-task producer is therefore
+//     never pipelined: the first commit ends the producer.
 //   - every producer has started (so all its attempts exist) and every
 //     DependsOn stage finished (dynamic filters are complete);
 //   - no running producer stages per-attempt effects besides its output
@@ -161,12 +172,13 @@ func (s *scheduler) pipelinable(ctx context.Context, r *StageRun) (bool, error) 
 		est       []int64
 	)
 	bufs := make([]*shuffle.Buffer, len(st.Inputs))
+	whole := s.readWhole(st)
 	for i, p := range st.Producers {
 		pr := s.eg.Run(p)
 		switch {
 		case pr.finished:
 			bufs[i] = s.buffers[st.Inputs[i]]
-		case !pr.started || pr.OutBuffer == nil || len(p.stagers) > 0:
+		case !pr.started || pr.OutBuffer == nil || len(p.stagers) > 0 || pr.committed == 0 || whole[st.Inputs[i]]:
 			return false, nil
 		case pipelinedKind(pr.OutBuffer.Kind()) && pipelinedKind(st.Inputs[i].Kind):
 			running = append(running, p)
@@ -212,6 +224,35 @@ func (s *scheduler) pipelinable(ctx context.Context, r *StageRun) (bool, error) 
 	r.Pipelined = running
 	r.PipelinedEstimates = h.notes
 	return true, nil
+}
+
+// readWhole is, per input of st, whether st reads it to the end before
+// it produces anything: an input under the build side of a join
+// (exec.Joiner). Kept per stage; the job graph is immutable.
+func (s *scheduler) readWhole(st *Stage) map[*shuffle.Exchange]bool {
+	if w, ok := s.whole[st]; ok {
+		return w
+	}
+	w := map[*shuffle.Exchange]bool{}
+	var walk func(n exec.Node, build bool)
+	walk = func(n exec.Node, build bool) {
+		if ex, ok := n.(*shuffle.Exchange); ok {
+			if build {
+				w[ex] = true
+			}
+			return // its child is another stage
+		}
+		j, isJoin := n.(exec.Joiner)
+		for i, c := range n.Children() {
+			walk(c, build || (isJoin && i == j.BuildInput()))
+		}
+	}
+	walk(st.Root, false)
+	if s.whole == nil {
+		s.whole = map[*Stage]map[*shuffle.Exchange]bool{}
+	}
+	s.whole[st] = w
+	return w
 }
 
 // readsRunningHash reports whether r started while a hash producer of it

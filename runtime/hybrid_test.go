@@ -23,10 +23,13 @@ var allShuffleModes = []ShuffleMode{AllExchangesBlocking, AllExchangesHybridFull
 // TestHybridStartsConsumersWhenSlotsHoldBoth: a 3-task source gathered
 // into the result stage, then a source -> gather -> single task ->
 // gather chain. In hybrid modes a consumer starts while its producer
-// only when the free slots hold every queued attempt plus its own tasks
-// (at once with 4 slots for the first plan, 5 for both consumers of the
-// chain; never with one slot), else it waits as in blocking mode; every
-// mode and slot count returns the same rows in the same order.
+// runs only once the producer committed a task and when the free slots
+// hold every queued attempt plus its own tasks (with 4 slots for the
+// first plan, 5 for the chain's middle stage; never with one slot),
+// else it waits as in blocking mode. The chain's last stage reads a
+// one-task producer, which has nothing to read before it ends, so it is
+// never pipelined. Every mode and slot count returns the same rows in
+// the same order.
 func TestHybridStartsConsumersWhenSlotsHoldBoth(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	const perTask, tasks = 2000, 3
@@ -47,7 +50,7 @@ func TestHybridStartsConsumersWhenSlotsHoldBoth(t *testing.T) {
 				mid := &tagTask{Child: &shuffle.Exchange{Kind: shuffle.Gather, Child: gen()}}
 				return &shuffle.Exchange{Kind: shuffle.Gather, Child: mid}
 			},
-			pipelined: map[int]int{1: 0, 3: -1, 4: -1, 5: 2, 8: 2},
+			pipelined: map[int]int{1: 0, 3: -1, 4: -1, 5: 1, 8: 1},
 		},
 	}
 	for name, pl := range plans {
@@ -100,6 +103,62 @@ func TestHybridStartsConsumersWhenSlotsHoldBoth(t *testing.T) {
 						t.Errorf("budget holds %d after the run", budget.Used())
 					}
 				})
+			}
+		}
+	}
+}
+
+// TestHybridJoinWaitsForItsBuild: a shuffled join reads its build side
+// whole before it probes. The build side's task 2 runs long after its
+// other tasks committed, with slots to spare; in hybrid mode the join
+// stage still does not start before the build side finished (it would
+// only hold slots), and the answer is blocking mode's. readWhole tells
+// the build input from the probe input.
+func TestHybridJoinWaitsForItsBuild(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	plan := func() *exec.HashJoin {
+		probe := &genSource{PerTask: 500, Batch: 125, Keys: 7, Work: time.Millisecond}
+		build := &genSource{PerTask: 20, Batch: 5, Keys: 7, Work: 5 * time.Millisecond, HotTask: 2, HotWork: 60 * time.Millisecond}
+		hash := func(n exec.Node) *shuffle.Exchange {
+			return &shuffle.Exchange{Kind: shuffle.Hash, Child: n, Keys: []expr.Expr{genKeyCol()}, MaxParallelism: 8}
+		}
+		return &exec.HashJoin{Type: exec.InnerJoin, Probe: hash(probe), Build: hash(build),
+			ProbeKeys: []expr.Expr{genKeyCol()}, BuildKeys: []expr.Expr{genKeyCol()}}
+	}
+	hj := plan()
+	g, err := BuildJobGraph(hj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := (&scheduler{}).readWhole(g.Result)
+	if len(whole) != 1 || !whole[hj.Build.(*shuffle.Exchange)] {
+		t.Fatalf("readWhole %v, want the build side %s only", whole, hj.Build)
+	}
+	count := func(mode ShuffleMode) (int64, *ExecutionGraph) {
+		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+		defer mem.AssertSize(t, 0)
+		out, e, err := runToEnd(t, plan(), RunConfig{Parallelism: 4, Slots: 8, Alloc: mem, Memory: exec.NewMemoryBudget(0), ShuffleMode: mode})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n int64
+		for _, b := range out {
+			n += b.NumRows()
+		}
+		xchgReleaseAll(out)
+		return n, e.Graph()
+	}
+	want, _ := count(AllExchangesBlocking)
+	for _, mode := range []ShuffleMode{AllExchangesHybridFull, AllExchangesHybridSelective} {
+		got, eg := count(mode)
+		if got != want {
+			t.Fatalf("%s: %d join rows, want %d", mode, got, want)
+		}
+		join := eg.Result
+		whole := (&scheduler{}).readWhole(join.Stage)
+		for i, ex := range join.Stage.Inputs {
+			if whole[ex] && join.Start.Before(eg.Run(join.Stage.Producers[i]).End) {
+				t.Errorf("%s: the join stage started %s before its build side finished:\n%s", mode, eg.Run(join.Stage.Producers[i]).End.Sub(join.Start), eg.Explain(nil))
 			}
 		}
 	}

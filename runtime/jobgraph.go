@@ -23,8 +23,7 @@ type Stage struct {
 	// Inputs are the exchanges the stage reads, in plan order;
 	// Producers[i] is the stage writing Inputs[i]. In blocking shuffle the
 	// stage starts once its producers committed every task; in hybrid
-	// shuffle a gather, broadcast or forward edge may be read while its
-	// producer runs (hybrid.go).
+	// shuffle an edge may be read while its producer runs (hybrid.go).
 	Inputs    []*shuffle.Exchange
 	Producers []*Stage
 	// DependsOn are extra ordering edges: the stage starts only after

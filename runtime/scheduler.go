@@ -50,6 +50,9 @@ type scheduler struct {
 	// hybrid is the parallelism decided for stages that may start while
 	// their producers run (hybrid shuffle, hybrid.go).
 	hybrid map[*StageRun]*hybridPlan
+	// whole is, per stage, the inputs it reads to the end before it
+	// produces anything (readWhole).
+	whole map[*Stage]map[*shuffle.Exchange]bool
 
 	// blocklist is the engine's (or the run's own); workerIDs the pool's
 	// IDs in order; nextCheck when the slow-task detector runs next.

@@ -45,7 +45,24 @@ flags:
   --query-dir DIR   folder of qN.sql files (default testdata/tpcds/queries,
                     relative to the current folder: run from the repo root)
   --set KEY=VALUE   engine setting, repeatable
+  --modes LIST      compare shuffle modes (execution.batch-shuffle-mode):
+                    blocking, hybrid-full, hybrid-selective (or Flink's
+                    ALL_EXCHANGES_* names), comma-separated
+  --slots LIST      compare slot counts (taskmanager.numberOfTaskSlots),
+                    e.g. 1,2,4
   --cpuprofile FILE write a CPU profile of the timed runs (go tool pprof)
+
+With --modes or --slots the run is a matrix: one engine per slot count and
+mode, --runs rounds, each round running the whole query list once per
+configuration in an order that rotates every round. It prints per
+configuration the summed medians of every query run, of the 20-query set
+and of the multi-stage set (`+strings.Join(multiStageQueries, ",")+`) when all their
+queries ran, each against blocking at the same slot count, and the
+highest memory a query reserved; then every query's median per
+configuration. For example, the hybrid shuffle's benchmark:
+
+  fsql bench tpcds --data DIR --queries all --runs 5 \
+    --slots 1,2,4 --modes blocking,hybrid-full,hybrid-selective
 `)
 }
 
@@ -74,6 +91,8 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	queryDir := fset.String("query-dir", filepath.Join("testdata", "tpcds", "queries"), "query folder")
 	explain := fset.Bool("explain", false, "time planning only (EXPLAIN)")
 	cpuProfile := fset.String("cpuprofile", "", "CPU profile file")
+	modeList := fset.String("modes", "", "shuffle modes to compare")
+	slotList := fset.String("slots", "", "slot counts to compare")
 	var sets setFlags
 	fset.Var(&sets, "set", "key=value")
 	if err := parseFlags(fset, args, stdout, benchUsage); err != nil {
@@ -87,6 +106,19 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	if *runs < 1 {
 		return fmt.Errorf("--runs must be at least 1, got %d", *runs)
+	}
+	var modes []string
+	var slots []int
+	var err error
+	if *modeList != "" {
+		if modes, err = parseModes(*modeList); err != nil {
+			return err
+		}
+	}
+	if *slotList != "" {
+		if slots, err = parseSlots(*slotList); err != nil {
+			return err
+		}
 	}
 	cfg := fsql.DefaultConfig()
 	if err := sets.apply(&cfg); err != nil {
@@ -115,7 +147,13 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	} else if dir, err = dataDir(ctx, dir, *scale, stderr); err != nil {
 		return err
 	}
-	eng, err := fsql.Open(dir, cfg)
+	var cells []*benchCell
+	var eng *fsql.Engine
+	if modes != nil || slots != nil {
+		cells, err = newCells(dir, cfg, modes, slots)
+	} else {
+		eng, err = fsql.Open(dir, cfg)
+	}
 	if err != nil {
 		return err
 	}
@@ -126,6 +164,12 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		defer stopProfile()
+	}
+	if cells != nil {
+		if err := runMatrix(ctx, cells, qs, *runs, stderr); err != nil {
+			return err
+		}
+		return printMatrix(stdout, cells, qs)
 	}
 	for r := 1; r <= *runs; r++ {
 		fmt.Fprintf(stderr, "fsql: run %d of %d\n", r, *runs)

@@ -137,6 +137,49 @@ func TestPrintBench(t *testing.T) {
 	}
 }
 
+func TestBenchMatrix(t *testing.T) {
+	if m, err := parseModes("blocking, ALL_EXCHANGES_HYBRID_FULL,hybrid-selective"); err != nil || strings.Join(m, ",") != "ALL_EXCHANGES_BLOCKING,ALL_EXCHANGES_HYBRID_FULL,ALL_EXCHANGES_HYBRID_SELECTIVE" {
+		t.Errorf("parseModes: %v %v", m, err)
+	}
+	if _, err := parseModes("pipelined"); err == nil || !strings.Contains(err.Error(), "PIPELINED") {
+		t.Errorf("parseModes of an unknown mode: %v", err)
+	}
+	if s, err := parseSlots("1,2, 4"); err != nil || fmt.Sprint(s) != "[1 2 4]" {
+		t.Errorf("parseSlots: %v %v", s, err)
+	}
+	if _, err := parseSlots("0"); err == nil {
+		t.Error("parseSlots accepted 0 slots")
+	}
+	// Two cells of 2 slots: the multi-stage set's totals and the ratio
+	// to blocking; the 20-query set is not complete, so not totalled.
+	var qs []*benchQuery
+	for _, n := range multiStageQueries {
+		qs = append(qs, &benchQuery{name: "q" + n})
+	}
+	qs = append(qs, &benchQuery{name: "q3"})
+	cell := func(mode string, d time.Duration) *benchCell {
+		c := &benchCell{mode: mode, slots: 2, times: map[string][]time.Duration{}, peak: map[string]int64{"q4": 3 << 20}, err: map[string]error{}}
+		for _, q := range qs {
+			c.times[q.name] = []time.Duration{d, 3 * d, d}
+		}
+		return c
+	}
+	cells := []*benchCell{cell("ALL_EXCHANGES_BLOCKING", 100*time.Millisecond), cell("ALL_EXCHANGES_HYBRID_FULL", 90*time.Millisecond)}
+	var out bytes.Buffer
+	if err := printMatrix(&out, cells, qs); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	for _, want := range []string{"all 8 (s)", "multi-stage set (s)", "2 slots blocking", "2 slots hybrid-full", "0.80", "0.70", "0.90x", "3\n", "q78"} {
+		if !strings.Contains(got, strings.ReplaceAll(want, "\\n", "\n")) {
+			t.Errorf("matrix output lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "20-query set") {
+		t.Errorf("an incomplete 20-query set was totalled:\n%s", got)
+	}
+}
+
 func TestSetFlags(t *testing.T) {
 	var s setFlags
 	if err := s.Set("parallelism.default=3"); err != nil {
