@@ -5,6 +5,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/fsql-dev/fsql/exec/expr"
@@ -36,11 +37,20 @@ const millisPerDay = 86_400_000
 //
 // Types not listed hash their ValueStr text: correct, but slow.
 func HashColumns(cols []arrow.Array, out []uint32) {
+	hashKeyColumns(cols, out, make([]uint32, len(out)))
+}
+
+// hashKeyColumns is HashColumns with the caller's scratch (len(out)
+// values), for callers that hash every batch.
+func hashKeyColumns(cols []arrow.Array, out, scratch []uint32) {
+	if len(cols) == 1 {
+		hashColumn(cols[0], out)
+		return
+	}
 	clear(out)
-	col := make([]uint32, len(out))
 	for _, c := range cols {
-		hashColumn(c, col)
-		for i, h := range col {
+		hashColumn(c, scratch)
+		for i, h := range scratch {
 			out[i] = out[i]*31 + h
 		}
 	}
@@ -164,12 +174,16 @@ func hashColumn(a arrow.Array, out []uint32) {
 			out[i] = fnv1a(data[offs[i]-base : offs[i+1]-base])
 		}
 	case *array.Binary:
+		offs, data := a.ValueOffsets(), a.ValueBytes()
+		base := offs[0]
 		for i := 0; i < n; i++ {
-			out[i] = fnv1a(a.Value(i))
+			out[i] = fnv1a(data[offs[i]-base : offs[i+1]-base])
 		}
 	case *array.LargeBinary:
+		offs, data := a.ValueOffsets(), a.ValueBytes()
+		base := offs[0]
 		for i := 0; i < n; i++ {
-			out[i] = fnv1a(a.Value(i))
+			out[i] = fnv1a(data[offs[i]-base : offs[i+1]-base])
 		}
 	case *array.Null:
 		// every row is NULL; the loop below writes nullHash
@@ -193,8 +207,9 @@ func hashColumn(a arrow.Array, out []uint32) {
 		}
 	}
 	if a.NullN() > 0 {
+		bits, off := expr.Validity(a)
 		for i := 0; i < n; i++ {
-			if expr.IsNull(a, i) {
+			if !bitutil.BitIsSet(bits, off+i) {
 				out[i] = nullHash
 			}
 		}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/exec/expr"
@@ -233,6 +232,7 @@ type hashAggStream struct {
 	res      *Reservation
 	gids     []int32
 	pids     []int32
+	seen     []bool // firstSeen scratch: pair ids this batch met
 
 	// Spilling (hash_aggregate_spill.go): the types to make fresh
 	// tables and states with, the current partition writers, the spilled
@@ -433,16 +433,17 @@ func (s *hashAggStream) firstSeen(i int, arg arrow.Array, gids []int32) (arrow.A
 	if err != nil {
 		return nil, nil, err
 	}
-	// Ids are handed out in row order, so a pair is new exactly when its
-	// id is the next one not yet met in this batch.
-	next := before
+	// A pair is new when its id is one this batch added; its first row
+	// keeps it (GROUP_CONCAT keeps arrival order).
+	s.seen = growSlice(s.seen[:0], pairs.n-int(before))
+	clear(s.seen)
 	bits, off := validity(arg)
 	var sel, kept []int32
 	for r, id := range s.pids {
-		if id != next {
+		if id < before || s.seen[id-before] {
 			continue
 		}
-		next++
+		s.seen[id-before] = true
 		if isValid(bits, off, r) {
 			sel = append(sel, int32(r))
 			kept = append(kept, gids[r])
@@ -556,173 +557,4 @@ func (s *hashAggStream) Close() {
 	}
 	s.pending = nil
 	s.res.Free()
-}
-
-// groupTable assigns dense group ids to key tuples and remembers each
-// group's key values. A single integer key uses a map keyed by int64; other
-// keys use the byte encoding of keyEncoder. NULL is a key value like any
-// other, so NULLs group together.
-type groupTable struct {
-	types  []arrow.DataType
-	intKey bool
-	ints   *intTable
-	null   int32
-	strs   map[string]int32
-	enc    keyEncoder
-	ibuf   []int64
-	cols   []groupKeyCol
-	n      int
-	varLen int64
-}
-
-type groupKeyCol struct {
-	dt    arrow.DataType
-	w     int
-	raw   []byte
-	strs  []string
-	valid []bool
-}
-
-func newGroupTable(types []arrow.DataType) *groupTable {
-	g := &groupTable{types: types, null: -1}
-	if len(types) == 0 {
-		g.n = 1 // no GROUP BY: one group, even for empty input
-		return g
-	}
-	g.intKey = len(types) == 1 && intKeyType(types[0])
-	if g.intKey {
-		g.ints = newIntTable(1024)
-	} else {
-		g.strs = map[string]int32{}
-	}
-	for _, t := range types {
-		w := fixedWidth(t)
-		if t.ID() == arrow.BOOL {
-			w = 1
-		}
-		g.cols = append(g.cols, groupKeyCol{dt: t, w: w})
-	}
-	return g
-}
-
-func (g *groupTable) bytes() int64 {
-	per := int64(48)
-	for _, c := range g.cols {
-		per += int64(max(c.w, 16)) + 1
-	}
-	n := int64(g.n)*per + g.varLen
-	if g.ints != nil {
-		n += g.ints.bytes()
-	}
-	return n
-}
-
-// ids fills out with the group id of every row, adding new groups.
-func (g *groupTable) ids(keys []arrow.Array, n int, out []int32) ([]int32, error) {
-	out = growSlice(out[:0], n)
-	if len(g.types) == 0 {
-		clear(out)
-		return out, nil
-	}
-	if g.intKey {
-		k := keys[0]
-		g.ibuf = intKeys(k, g.ibuf)
-		bits, off := validity(k)
-		for i, v := range g.ibuf {
-			if !isValid(bits, off, i) {
-				if g.null < 0 {
-					g.null = int32(g.n)
-					g.addGroup(keys, i)
-				}
-				out[i] = g.null
-				continue
-			}
-			slot := g.ints.upsert(v)
-			id := g.ints.value(slot)
-			if id < 0 {
-				id = int32(g.n)
-				g.ints.set(slot, id)
-				g.addGroup(keys, i)
-			}
-			out[i] = id
-		}
-		return out, nil
-	}
-	if err := g.enc.encode(keys, n); err != nil {
-		return nil, err
-	}
-	for i := 0; i < n; i++ {
-		k := g.enc.key(i)
-		id, ok := g.strs[string(k)]
-		if !ok {
-			id = int32(g.n)
-			g.strs[string(k)] = id
-			g.varLen += int64(len(k))
-			g.addGroup(keys, i)
-		}
-		out[i] = id
-	}
-	return out, nil
-}
-
-// addGroup records row i's key values as group g.n. It runs once per new
-// group, not per row.
-func (g *groupTable) addGroup(keys []arrow.Array, i int) {
-	for c := range g.cols {
-		kc := &g.cols[c]
-		a := keys[c]
-		valid := expr.IsValid(a, i)
-		kc.valid = append(kc.valid, valid)
-		switch {
-		case a.DataType().ID() == arrow.BOOL:
-			v := byte(0)
-			if valid && a.(*array.Boolean).Value(i) {
-				v = 1
-			}
-			kc.raw = append(kc.raw, v)
-		case kc.w > 0:
-			d := a.Data()
-			raw := d.Buffers()[1].Bytes()
-			p := (d.Offset() + i) * kc.w
-			kc.raw = append(kc.raw, raw[p:p+kc.w]...)
-		default:
-			v := ""
-			if valid {
-				vb, _ := varBytes(a)
-				v = strings.Clone(vb(i))
-			}
-			g.varLen += int64(len(v))
-			kc.strs = append(kc.strs, v)
-		}
-	}
-	g.n++
-}
-
-// arrays returns the key columns of all groups.
-func (g *groupTable) arrays(alloc memory.Allocator) ([]arrow.Array, error) {
-	out := make([]arrow.Array, 0, len(g.cols))
-	for _, c := range g.cols {
-		var a arrow.Array
-		var err error
-		switch {
-		case c.dt.ID() == arrow.NULL:
-			a = array.MakeArrayOfNull(alloc, c.dt, len(c.valid))
-		case c.dt.ID() == arrow.BOOL:
-			vals := make([]bool, len(c.raw))
-			for i, v := range c.raw {
-				vals[i] = v == 1
-			}
-			a = boolArray(alloc, vals, c.valid)
-		case c.w > 0:
-			a = fixedFromBytes(alloc, c.dt, c.raw, len(c.valid), c.valid)
-		default:
-			a, err = stringArray(alloc, c.dt, c.strs, c.valid)
-		}
-		if err != nil {
-			releaseArrays(out)
-			return nil, err
-		}
-		out = append(out, a)
-	}
-	return out, nil
 }

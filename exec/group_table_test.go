@@ -1,0 +1,334 @@
+package exec
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/fsql-dev/fsql/exec/expr"
+)
+
+// keyGen makes one key column of n rows for a group table test.
+type keyGen struct {
+	dt  arrow.DataType
+	gen func(r *rand.Rand, n int) arrow.Array
+}
+
+func nullEvery(r *rand.Rand) bool { return r.Intn(5) == 0 }
+
+func int32Keys(card int) keyGen {
+	return keyGen{arrow.PrimitiveTypes.Int32, func(r *rand.Rand, n int) arrow.Array {
+		b := array.NewInt32Builder(memory.DefaultAllocator)
+		defer b.Release()
+		for i := 0; i < n; i++ {
+			if nullEvery(r) {
+				b.AppendNull()
+			} else {
+				b.Append(int32(r.Intn(card)))
+			}
+		}
+		return b.NewArray()
+	}}
+}
+
+func int64Keys(card int, nulls bool) keyGen {
+	return keyGen{arrow.PrimitiveTypes.Int64, func(r *rand.Rand, n int) arrow.Array {
+		b := array.NewInt64Builder(memory.DefaultAllocator)
+		defer b.Release()
+		for i := 0; i < n; i++ {
+			if nulls && nullEvery(r) {
+				b.AppendNull()
+			} else {
+				b.Append(int64(r.Intn(card)))
+			}
+		}
+		return b.NewArray()
+	}}
+}
+
+// stringKeys includes the empty string, which must not group with NULL.
+func stringKeys(dt arrow.DataType, card int) keyGen {
+	return keyGen{dt, func(r *rand.Rand, n int) arrow.Array {
+		b := array.NewBuilder(memory.DefaultAllocator, dt)
+		defer b.Release()
+		for i := 0; i < n; i++ {
+			v := ""
+			if k := r.Intn(card); k > 0 {
+				v = fmt.Sprintf("s%d", k)
+			}
+			switch bb := b.(type) {
+			case *array.StringBuilder:
+				if nullEvery(r) {
+					bb.AppendNull()
+				} else {
+					bb.Append(v)
+				}
+			case *array.LargeStringBuilder:
+				if nullEvery(r) {
+					bb.AppendNull()
+				} else {
+					bb.Append(v)
+				}
+			case *array.BinaryBuilder:
+				if nullEvery(r) {
+					bb.AppendNull()
+				} else {
+					bb.AppendString(v)
+				}
+			case *array.StringViewBuilder:
+				if nullEvery(r) {
+					bb.AppendNull()
+				} else {
+					bb.Append(v + "-a-string-longer-than-twelve")
+				}
+			}
+		}
+		return b.NewArray()
+	}}
+}
+
+// floatKeys mixes -0, 0, NaNs with different payloads and NULL.
+func floatKeys(dt arrow.DataType) keyGen {
+	specials := []float64{0, math.Copysign(0, -1), math.NaN(), math.Float64frombits(0x7ff8000000000001), -math.NaN(), 1.5, -2.25, math.Inf(1)}
+	return keyGen{dt, func(r *rand.Rand, n int) arrow.Array {
+		b := array.NewBuilder(memory.DefaultAllocator, dt)
+		defer b.Release()
+		for i := 0; i < n; i++ {
+			v := specials[r.Intn(len(specials))]
+			switch bb := b.(type) {
+			case *array.Float64Builder:
+				if nullEvery(r) {
+					bb.AppendNull()
+				} else {
+					bb.Append(v)
+				}
+			case *array.Float32Builder:
+				if nullEvery(r) {
+					bb.AppendNull()
+				} else {
+					bb.Append(float32(v))
+				}
+			}
+		}
+		return b.NewArray()
+	}}
+}
+
+func collatedKeys(t *testing.T) keyGen {
+	c, err := expr.LookupCollation("utf8mb4_general_ci")
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals := []string{"a", "A", "A ", "Á", "b", "B", ""}
+	return keyGen{c.Type(), func(r *rand.Rand, n int) arrow.Array {
+		b := array.NewStringBuilder(memory.DefaultAllocator)
+		for i := 0; i < n; i++ {
+			if nullEvery(r) {
+				b.AppendNull()
+			} else {
+				b.Append(vals[r.Intn(len(vals))])
+			}
+		}
+		s := b.NewArray()
+		b.Release()
+		return expr.Collated(c.Type(), s)
+	}}
+}
+
+// wideDecimalKeys need both 64-bit halves.
+func wideDecimalKeys() keyGen {
+	dt := &arrow.Decimal128Type{Precision: 38, Scale: 2}
+	return keyGen{dt, func(r *rand.Rand, n int) arrow.Array {
+		b := array.NewDecimal128Builder(memory.DefaultAllocator, dt)
+		defer b.Release()
+		for i := 0; i < n; i++ {
+			if nullEvery(r) {
+				b.AppendNull()
+				continue
+			}
+			b.Append(decimal128.New(int64(r.Intn(3))-1, uint64(r.Intn(4))<<62|uint64(r.Intn(3))))
+		}
+		return b.NewArray()
+	}}
+}
+
+func boolKeys() keyGen {
+	return keyGen{arrow.FixedWidthTypes.Boolean, func(r *rand.Rand, n int) arrow.Array {
+		b := array.NewBooleanBuilder(memory.DefaultAllocator)
+		defer b.Release()
+		for i := 0; i < n; i++ {
+			if nullEvery(r) {
+				b.AppendNull()
+			} else {
+				b.Append(r.Intn(2) == 0)
+			}
+		}
+		return b.NewArray()
+	}}
+}
+
+func nullKeys() keyGen {
+	return keyGen{arrow.Null, func(_ *rand.Rand, n int) arrow.Array { return array.NewNull(n) }}
+}
+
+func dateKeys() keyGen {
+	return keyGen{arrow.FixedWidthTypes.Date32, func(r *rand.Rand, n int) arrow.Array {
+		b := array.NewDate32Builder(memory.DefaultAllocator)
+		defer b.Release()
+		for i := 0; i < n; i++ {
+			if nullEvery(r) {
+				b.AppendNull()
+			} else {
+				b.Append(arrow.Date32(r.Intn(40)))
+			}
+		}
+		return b.NewArray()
+	}}
+}
+
+// checkGroupTable feeds batches of the generated columns (each batch
+// sliced at an offset, as exchanges hand them) to a group table and checks
+// it against keyEncoder, the byte encoding joins use: two rows share a
+// group exactly when their encoded keys are equal, ids are dense, and the
+// table's key arrays give back each group's key (a collated string as
+// first seen).
+func checkGroupTable(t *testing.T, gens []keyGen, batches, rows int) *groupTable {
+	t.Helper()
+	r := rand.New(rand.NewSource(int64(len(gens)*1000 + rows)))
+	types := make([]arrow.DataType, len(gens))
+	for i, kg := range gens {
+		types[i] = kg.dt
+	}
+	g := newGroupTable(types)
+	byKey := map[string]int32{}
+	first := map[int32][]string{} // group -> first row's values (ValueStr)
+	var enc keyEncoder
+	var ids []int32
+	for b := 0; b < batches; b++ {
+		cols := make([]arrow.Array, len(gens))
+		for i, kg := range gens {
+			whole := kg.gen(r, rows+3)
+			cols[i] = array.NewSlice(whole, 3, int64(rows+3))
+			whole.Release()
+		}
+		var err error
+		if ids, err = g.ids(cols, rows, ids); err != nil {
+			t.Fatal(err)
+		}
+		if err := enc.encode(cols, rows); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < rows; i++ {
+			k := string(enc.key(i))
+			want, ok := byKey[k]
+			if !ok {
+				if _, taken := first[ids[i]]; taken {
+					t.Fatalf("batch %d row %d: new key got group %d, which another key has", b, i, ids[i])
+				}
+				byKey[k] = ids[i]
+				vals := make([]string, len(cols))
+				for c, a := range cols {
+					vals[c] = a.ValueStr(i)
+				}
+				first[ids[i]] = vals
+				continue
+			}
+			if ids[i] != want {
+				t.Fatalf("batch %d row %d: group %d, want %d (same key)", b, i, ids[i], want)
+			}
+		}
+		releaseArrays(cols)
+	}
+	if g.n != len(byKey) {
+		t.Fatalf("%d groups, want %d", g.n, len(byKey))
+	}
+	out, err := g.arrays(memory.DefaultAllocator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer releaseArrays(out)
+	if err := enc.encode(out, g.n); err != nil {
+		t.Fatal(err)
+	}
+	for k, id := range byKey {
+		if int(id) >= g.n || string(enc.key(int(id))) != k {
+			t.Fatalf("group %d: key arrays give a different key", id)
+		}
+	}
+	for c, kg := range gens {
+		if expr.CollationOf(kg.dt) == nil {
+			continue
+		}
+		for id, vals := range first {
+			if got := out[c].ValueStr(int(id)); got != vals[c] {
+				t.Fatalf("collated column %d, group %d: %q, want the first seen %q", c, id, got, vals[c])
+			}
+		}
+	}
+	if g.bytes() <= 0 {
+		t.Fatal("bytes() is not positive")
+	}
+	return g
+}
+
+func TestGroupTableKeys(t *testing.T) {
+	cases := []struct {
+		name string
+		gens []keyGen
+	}{
+		{"int32 (integer path)", []keyGen{int32Keys(50)}},
+		{"date (integer path)", []keyGen{dateKeys()}},
+		{"string", []keyGen{stringKeys(arrow.BinaryTypes.String, 30)}},
+		{"large string", []keyGen{stringKeys(arrow.BinaryTypes.LargeString, 30)}},
+		{"binary", []keyGen{stringKeys(arrow.BinaryTypes.Binary, 30)}},
+		{"string view", []keyGen{stringKeys(arrow.BinaryTypes.StringView, 30)}},
+		{"float64 -0 NaN", []keyGen{floatKeys(arrow.PrimitiveTypes.Float64)}},
+		{"float32 -0 NaN", []keyGen{floatKeys(arrow.PrimitiveTypes.Float32)}},
+		{"collated", []keyGen{collatedKeys(t)}},
+		{"wide decimal", []keyGen{wideDecimalKeys()}},
+		{"bool", []keyGen{boolKeys()}},
+		{"null type", []keyGen{nullKeys()}},
+		{"int and string", []keyGen{int32Keys(5), stringKeys(arrow.BinaryTypes.String, 5)}},
+		{"many columns", []keyGen{int32Keys(3), stringKeys(arrow.BinaryTypes.String, 3), floatKeys(arrow.PrimitiveTypes.Float64),
+			collatedKeys(t), wideDecimalKeys(), boolKeys(), nullKeys(), dateKeys(), int64Keys(2, true), stringKeys(arrow.BinaryTypes.LargeString, 2)}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			checkGroupTable(t, tc.gens, 6, 1000)
+		})
+	}
+}
+
+// TestGroupTableGrowthAndCollisions grows the table through many
+// rehashes with enough distinct keys that some share their full 32-bit
+// hash, so rows probe past a matching hash whose key differs.
+func TestGroupTableGrowthAndCollisions(t *testing.T) {
+	const rows = 4096
+	g := checkGroupTable(t, []keyGen{int64Keys(1<<30, false), int64Keys(1<<30, false)}, 80, rows)
+	if g.n < 300_000 {
+		t.Fatalf("%d groups: too few to grow the table", g.n)
+	}
+	seen := make(map[uint32]bool, len(g.hashes))
+	collisions := 0
+	for _, h := range g.hashes {
+		if seen[h] {
+			collisions++
+		}
+		seen[h] = true
+	}
+	if collisions == 0 {
+		t.Fatal("no two groups share a hash: the collision path is not tested")
+	}
+	if len(g.slots) < 2*g.n {
+		t.Fatalf("%d slots for %d groups: more than half full", len(g.slots), g.n)
+	}
+	if want := int64(g.n) * (8 + 8 + 2 + 4 + 8); g.bytes() < want {
+		t.Fatalf("bytes() = %d, less than the %d its groups hold", g.bytes(), want)
+	}
+}
