@@ -453,10 +453,46 @@ func (c *groupKeyCol) append(v *keyView, rows []int32) {
 }
 
 // match keeps in cand the rows whose value in this column equals that of
-// their candidate group out[r], appending the others to miss.
+// their candidate group out[r], appending the others to miss. One loop
+// per kind, so the row loop holds no type switch.
 func (c *groupKeyCol) match(v *keyView, cand []int32, out []int32, miss *[]int32) []int32 {
 	keep := cand[:0]
 	nulls := v.bits != nil || c.nulls > 0
+	if !nulls {
+		switch {
+		case c.kind == keyFixed && c.w == 8:
+			bv, tv := arrow.Uint64Traits.CastFromBytes(v.raw), arrow.Uint64Traits.CastFromBytes(c.raw)
+			for _, r := range cand {
+				if bv[r] == tv[out[r]] {
+					keep = append(keep, r)
+				} else {
+					*miss = append(*miss, r)
+				}
+			}
+			return keep
+		case c.kind == keyFixed && c.w == 4:
+			bv, tv := arrow.Uint32Traits.CastFromBytes(v.raw), arrow.Uint32Traits.CastFromBytes(c.raw)
+			for _, r := range cand {
+				if bv[r] == tv[out[r]] {
+					keep = append(keep, r)
+				} else {
+					*miss = append(*miss, r)
+				}
+			}
+			return keep
+		case c.kind == keyVar:
+			base := v.offs[0]
+			for _, r := range cand {
+				g := out[r]
+				if string(v.data[v.offs[r]-base:v.offs[r+1]-base]) == string(c.data[c.offs[g]:c.offs[g+1]]) {
+					keep = append(keep, r)
+				} else {
+					*miss = append(*miss, r)
+				}
+			}
+			return keep
+		}
+	}
 	for _, r := range cand {
 		g := int(out[r])
 		if nulls {

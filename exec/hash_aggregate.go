@@ -234,6 +234,14 @@ type hashAggStream struct {
 	pids     []int32
 	seen     []bool // firstSeen scratch: pair ids this batch met
 
+	// Partial pass-through (hash_aggregate_pass.go): rows read, whether
+	// the sample was judged, whether rows now pass through, and the
+	// identity group ids 0..n-1 they use.
+	rowsIn      int64
+	passChecked bool
+	passing     bool
+	ident       []int32
+
 	// Spilling (hash_aggregate_spill.go): the types to make fresh
 	// tables and states with, the current partition writers, the spilled
 	// partitions waiting to be merged, and whether the input ended.
@@ -283,6 +291,10 @@ func (s *hashAggStream) step(ctx context.Context) error {
 			return err
 		}
 		s.inputDone = true
+		if s.passing {
+			s.built = true // the table was handed out when passing began
+			return nil
+		}
 		if !s.spilled {
 			s.built = true
 			return s.finish()
@@ -316,6 +328,16 @@ func (s *hashAggStream) consume(ctx context.Context) (flushed bool, err error) {
 		if err != nil {
 			return false, err
 		}
+		rows := b.NumRows()
+		if s.passing {
+			if rows == 0 {
+				b.Release()
+				continue
+			}
+			err = s.passBatch(b)
+			b.Release()
+			return err == nil, err
+		}
 		err = s.add(b)
 		b.Release()
 		if err == errAggOver {
@@ -333,6 +355,16 @@ func (s *hashAggStream) consume(ctx context.Context) (flushed bool, err error) {
 		}
 		if err != nil {
 			return false, err
+		}
+		s.rowsIn += rows
+		if s.checkPassThrough() {
+			// Hand out the groups made so far; later rows pass through.
+			if err := s.finish(); err != nil {
+				return false, err
+			}
+			s.groups = newGroupTable(s.keyTypes)
+			s.res.Resize(0)
+			return true, nil
 		}
 	}
 	s.in.Close()
@@ -517,23 +549,31 @@ func (s *hashAggStream) finish() error {
 		}
 		out = append(out, a)
 	}
-	// Cast results whose type the state does not produce natively
-	// (e.g. count as a narrower integer) so batches match the schema.
+	if err := s.castToSchema(out); err != nil {
+		releaseArrays(out)
+		return err
+	}
+	s.out, s.outN, s.pos = out, n, 0
+	s.states = nil
+	s.distinct = nil
+	return nil
+}
+
+// castToSchema casts, in place, output columns whose type the state does
+// not produce natively (e.g. count as a narrower integer) so batches match
+// the schema. On error the caller still owns out.
+func (s *hashAggStream) castToSchema(out []arrow.Array) error {
 	for i, a := range out {
 		want := s.schema.Field(i).Type
 		if !arrow.TypeEqual(a.DataType(), want) {
-			c, err := castArray(alloc, a, want)
+			c, err := castArray(s.ec.Alloc, a, want)
 			if err != nil {
-				releaseArrays(out)
 				return err
 			}
 			a.Release()
 			out[i] = c
 		}
 	}
-	s.out, s.outN, s.pos = out, n, 0
-	s.states = nil
-	s.distinct = nil
 	return nil
 }
 

@@ -22,6 +22,8 @@ type OperatorStats struct {
 	Scan ScanStats
 	// Spill is what the operator wrote to disk past its memory share.
 	Spill SpillStats
+	// Agg holds a hash aggregate's counters.
+	Agg AggStats
 	// Reserved is the most memory one task of the operator held reserved
 	// at once (a hash join's build rows and table): what a budget must
 	// give it to run without spilling.
@@ -36,6 +38,14 @@ func (o *OperatorStats) NoteReserved(n int64) {
 			return
 		}
 	}
+}
+
+// AggStats are a hash aggregate's counters.
+type AggStats struct {
+	// PassTasks is how many partial tasks stopped grouping after their
+	// sample (hash_aggregate_pass.go); PassRows the rows they passed on
+	// as groups of one row.
+	PassTasks, PassRows atomic.Int64
 }
 
 // SpillStats are what an operator spilled, summed over its tasks.
@@ -202,6 +212,8 @@ func (s *OperatorStats) add(o *OperatorStats) {
 	s.Nanos.Add(o.Nanos.Load())
 	s.Scan.add(&o.Scan)
 	s.Spill.add(&o.Spill)
+	s.Agg.PassTasks.Add(o.Agg.PassTasks.Load())
+	s.Agg.PassRows.Add(o.Agg.PassRows.Load())
 	s.NoteReserved(o.Reserved.Load())
 }
 

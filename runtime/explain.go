@@ -397,6 +397,9 @@ func explainNode(sb *strings.Builder, g *JobGraph, n exec.Node, depth int, stats
 		if n := st.Reserved.Load(); n > 0 {
 			fmt.Fprintf(sb, " reserved=%s", policy.FormatBytes(n))
 		}
+		if n := st.Agg.PassTasks.Load(); n > 0 {
+			fmt.Fprintf(sb, " passed_through=%d rows in %d tasks", st.Agg.PassRows.Load(), n)
+		}
 		if sp := &st.Spill; sp.Files.Load() > 0 {
 			fmt.Fprintf(sb, " spilled=%s spill_rows=%d spill_files=%d spill_passes=%d",
 				policy.FormatBytes(sp.Bytes.Load()), sp.Rows.Load(), sp.Files.Load(), sp.Passes.Load())
