@@ -131,3 +131,57 @@ func TestTPCDSSpills(t *testing.T) {
 		})
 	}
 }
+
+// TestGlobalDistinctSpills: count(DISTINCT) and sum(DISTINCT) without
+// GROUP BY over store_sales at scale 0.2 (tens of thousands of distinct
+// tickets and customers) under 4 MiB, where the one group's DISTINCT sets
+// spill by value, give the answer of the default budget.
+func TestGlobalDistinctSpills(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates TPC-DS data")
+	}
+	dir := tpcdsData(t)
+	const q = "SELECT count(DISTINCT ss_ticket_number), count(DISTINCT ss_customer_sk), sum(DISTINCT ss_item_sk), count(*) FROM store_sales"
+	run := func(budget string) (*answers.Answer, *fsql.Rows, string) {
+		tmp := t.TempDir()
+		cfg := fsql.DefaultConfig()
+		if budget != "" {
+			for k, v := range map[string]string{"execution.memory.query-budget": budget, "io.tmp.dirs": tmp} {
+				if err := cfg.Set(k, v); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		eng, err := fsql.Open(dir, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, batches, err := collect(context.Background(), eng, q)
+		if err != nil {
+			t.Fatalf("under %q: %v", budget, err)
+		}
+		got, err := answers.FromArrow(rows.Schema(), batches)
+		releaseAll(batches)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got, rows, tmp
+	}
+	want, _, _ := run("")
+	got, rows, tmp := run("4mb")
+	if err := answers.Compare(want, got); err != nil {
+		t.Fatalf("under 4mb against the default budget: %v", err)
+	}
+	spilled := false
+	for _, op := range rows.SpillStats() {
+		t.Logf("%s spilled %d bytes, %d rows, %d files, %d passes", op.Operator, op.Bytes, op.Rows, op.Files, op.Passes)
+		spilled = spilled || op.Operator == "HashAggregate" && op.Files > 0
+	}
+	if !spilled {
+		t.Error("under 4mb the aggregate did not spill")
+	}
+	if left := spillFolders(t, tmp); len(left) != 0 {
+		t.Errorf("left %v in io.tmp.dirs", left)
+	}
+	t.Logf("%v", got.Rows)
+}

@@ -251,8 +251,12 @@ type hashAggStream struct {
 	partSchema *arrow.Schema
 	level      int
 	pending    []aggPartition
-	inputDone  bool
-	spilled    bool
+	// Without GROUP BY, each DISTINCT aggregate's values spill into
+	// partitions of their own (hash_aggregate_distinct_spill.go).
+	valueParts   [][]*spillFile
+	valuePending []valuePartition
+	inputDone    bool
+	spilled      bool
 
 	built bool
 	out   []arrow.Array
@@ -302,6 +306,10 @@ func (s *hashAggStream) step(ctx context.Context) error {
 		// What is left in memory joins the partitions on disk.
 		if err := s.spillTable(); err != nil {
 			return err
+		}
+		if len(s.keyTypes) == 0 {
+			s.built = true
+			return s.mergeGlobalDistinct(ctx)
 		}
 		if err := s.finishParts(); err != nil {
 			return err
@@ -515,8 +523,8 @@ func (s *hashAggStream) reserve() error {
 	if !s.res.Spillable() || !s.tc.canSpill(err) {
 		return err
 	}
-	if len(s.keyTypes) == 0 {
-		// No GROUP BY: one group, nothing to split.
+	if len(s.keyTypes) == 0 && !s.globalDistinctSpills() {
+		// No GROUP BY: one group, nothing to split but DISTINCT values.
 		return errs.New(errs.Resources, "hash aggregate without GROUP BY: its one group's state (%d bytes, DISTINCT values or GROUP_CONCAT entries) outgrows the aggregate's share of the memory budget (%d bytes); raise it with --set execution.memory.query-budget=<bytes>", need, s.res.Share())
 	}
 	if s.res.Grow(need-have) == nil {
@@ -596,5 +604,6 @@ func (s *hashAggStream) Close() {
 		p.file.Remove()
 	}
 	s.pending = nil
+	s.closeGlobalDistinct()
 	s.res.Free()
 }

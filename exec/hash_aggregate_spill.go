@@ -94,8 +94,11 @@ func (s *hashAggStream) resetTable() {
 // current level's partition files and empties the table.
 func (s *hashAggStream) spillTable() error {
 	s.spilled = true
-	if len(s.keyTypes) == 0 || s.groups.n == 0 {
-		return nil // one group never outgrows a share: nothing to split
+	if len(s.keyTypes) == 0 {
+		return s.spillGlobalDistinct()
+	}
+	if s.groups.n == 0 {
+		return nil
 	}
 	alloc := s.ec.Alloc
 	n := s.groups.n

@@ -137,16 +137,49 @@ func repeatRows(n int, seed int64) [][]any {
 	return rows
 }
 
-// Without GROUP BY there is one group to split: a DISTINCT set that
-// outgrows the share fails with a resources error saying so, leaking
-// nothing.
+// Without GROUP BY there is one group, whose DISTINCT sets spill by
+// value: count, sum, avg, min and max of DISTINCT values over 40,000 rows
+// (most values distinct) under a budget that holds a few thousand give
+// the in-memory answer, beside a plain count(*) and sum that stay in
+// memory. GROUP_CONCAT's entries cannot be divided: past the share it
+// still fails with a resources error saying so, leaking nothing.
 func TestHashAggregateDistinctNoGroupBy(t *testing.T) {
 	in := &opSource{schema: sortSchema, rows: sortRows(40000, 8), per: 1000, t: t}
-	a := &HashAggregate{Child: in, Mode: AggSingle, Aggs: []AggFunc{{Fn: "count", Arg: col(3, tF64), Distinct: true, Type: tInt64, Name: "c"}}}
+	a := &HashAggregate{Child: in, Mode: AggSingle, Aggs: []AggFunc{
+		{Fn: "count", Arg: col(3, tF64), Distinct: true, Type: tInt64, Name: "c"},
+		{Fn: "count", Arg: col(1, tStr), Distinct: true, Type: tInt64, Name: "cs"},
+		{Fn: "sum", Arg: col(2, tDec152), Distinct: true, Type: tDec38_2, Name: "sd"},
+		{Fn: "avg", Arg: col(0, tInt64), Distinct: true, Type: tDec38_4, Name: "ad"},
+		{Fn: "max", Arg: col(1, tStr), Distinct: true, Type: tStr, Name: "mx"},
+		{Fn: "count_star", Type: tInt64, Name: "n"},
+		{Fn: "sum", Arg: col(0, tInt64), Type: tDec38_0, Name: "s"},
+	}}
+	want := runRows(t, a)
+	for _, limit := range []int64{1 << 20, 256 << 10, 48 << 10} {
+		got, st := spillRun(t, a, limit)
+		if !slices.Equal(got, want) {
+			t.Fatalf("under %d bytes: %v, in memory %v", limit, got, want)
+		}
+		if st.Files.Load() == 0 {
+			t.Fatalf("under %d bytes: nothing spilled", limit)
+		}
+		if limit < 64<<10 && st.Passes.Load() < 2 {
+			t.Fatalf("under %d bytes: no value file was divided again", limit)
+		}
+		t.Logf("under %d: %d files, %d rows, %d passes", limit, st.Files.Load(), st.Rows.Load(), st.Passes.Load())
+	}
+	gcArg, err := expr.NewGroupConcatArg("|", false, []expr.Expr{col(1, tStr)}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gc := &HashAggregate{Child: in, Mode: AggSingle, Aggs: []AggFunc{
+		{Fn: "count", Arg: col(3, tF64), Distinct: true, Type: tInt64, Name: "c"},
+		{Fn: "group_concat", Arg: gcArg, Type: tStr, Name: "g"},
+	}}
 	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	m := spill.NewManager(spill.Config{Dirs: []string{t.TempDir()}})
 	tc := &TaskContext{Alloc: alloc, Memory: NewMemoryBudget(256 << 10), Parallelism: 1, Spill: m}
-	_, err := runWith(tc, a)
+	_, err = runWith(tc, gc)
 	if !errors.Is(err, ErrResourcesExhausted) || !strings.Contains(err.Error(), "without GROUP BY") {
 		t.Fatalf("want resources exhausted naming the missing GROUP BY, got %v", err)
 	}
