@@ -27,6 +27,9 @@ type Expr interface {
 type writer struct {
 	strings.Builder
 	d Dialect
+	// branch is set while the next SELECT written is an arm of a set
+	// operation (it clears it).
+	branch bool
 }
 
 func (w *writer) expr(e Expr) { e.write(w) }
@@ -243,6 +246,29 @@ func (n *Like) write(w *writer) {
 	w.WriteString(" like " + quote(n.Pattern, w.d) + ")")
 }
 
+// Collate is E COLLATE utf8mb4_general_ci, case-insensitive: DuckDB's
+// NOCASE. They agree on equality of ASCII text, but general_ci ignores
+// trailing spaces (PAD SPACE; a few TPC-DS streets end in one) and NOCASE
+// does not, so DuckDB's side is rtrim(E) and the constants compared with
+// it have no trailing space. They disagree on order (general_ci weighs
+// letters as upper case, NOCASE as lower, so '_' sorts apart): the
+// generator compares collated values with = and <> and IN only.
+type Collate struct{ E Expr }
+
+func (c *Collate) Type() Type   { return String }
+func (c *Collate) kids() []Expr { return []Expr{c.E} }
+func (c *Collate) write(w *writer) {
+	w.WriteString("(")
+	if w.d == DuckDB {
+		w.WriteString("rtrim(")
+		w.expr(c.E)
+		w.WriteString(") collate nocase)")
+		return
+	}
+	w.expr(c.E)
+	w.WriteString(" collate utf8mb4_general_ci)")
+}
+
 // Func is a scalar function call.
 type Func struct {
 	Name string
@@ -263,6 +289,14 @@ func (f *Func) write(w *writer) {
 			}
 			w.expr(a)
 		}
+		w.WriteString(")")
+		return
+	case w.d == DuckDB && f.Name == "datediff":
+		// MySQL's datediff(a, b) is a - b in days.
+		w.WriteString("date_diff('day', ")
+		w.expr(f.Args[1])
+		w.WriteString(", ")
+		w.expr(f.Args[0])
 		w.WriteString(")")
 		return
 	case w.d == DuckDB && f.Name == "if":
@@ -399,13 +433,18 @@ type OrderItem struct {
 	Desc bool
 }
 
-// Window is a window function with SQL's default frame.
+// Window is a window function, with SQL's default frame unless Frame is
+// set.
 type Window struct {
-	Fn        string // rank, dense_rank, row_number, or an aggregate
+	Fn        string // rank, dense_rank, row_number, ntile, lag, lead, first_value, last_value, or an aggregate
 	Arg       Expr   // nil for the ranking functions and count(*)
+	More      []Expr // arguments after Arg: lag/lead's offset and default, ntile's count
 	Partition []Expr
 	Order     []OrderItem
-	T         Type
+	// Frame is the frame clause as written in both dialects ("rows
+	// between 2 preceding and current row"); empty: the default.
+	Frame string
+	T     Type
 }
 
 func (x *Window) Type() Type { return x.T }
@@ -414,6 +453,7 @@ func (x *Window) kids() []Expr {
 	if x.Arg != nil {
 		k = append(k, x.Arg)
 	}
+	k = append(k, x.More...)
 	k = append(k, x.Partition...)
 	for _, o := range x.Order {
 		k = append(k, o.E)
@@ -425,8 +465,14 @@ func (x *Window) write(w *writer) {
 	switch {
 	case x.Arg != nil:
 		w.expr(x.Arg)
+		for _, m := range x.More {
+			w.WriteString(", ")
+			w.expr(m)
+		}
 	case x.Fn == "count":
 		w.WriteString("*")
+	default:
+		w.list(x.More)
 	}
 	w.WriteString(") over (")
 	if len(x.Partition) > 0 {
@@ -447,6 +493,9 @@ func (x *Window) write(w *writer) {
 				w.WriteString(" desc")
 			}
 		}
+	}
+	if x.Frame != "" {
+		w.WriteString(" " + x.Frame)
 	}
 	w.WriteString(")")
 }
@@ -515,7 +564,9 @@ func and(es ...Expr) Expr {
 
 // inexact reports whether e's value may differ between MySQL and DuckDB
 // beyond the comparator's tolerance if anything were computed from it: a
-// division, AVG, STDDEV_SAMP or VAR_SAMP, or a double.
+// division, AVG, STDDEV_SAMP or VAR_SAMP, or a SUM of doubles (its value
+// depends on the order of addition). A double made from an exact value
+// (CAST(decimal AS DOUBLE), times -1) is the same nearest double in both.
 func inexact(e Expr) bool {
 	found := false
 	Walk(e, func(x Expr) bool {
@@ -523,9 +574,8 @@ func inexact(e Expr) bool {
 		case *Bin:
 			found = found || n.Op == "/"
 		case *Agg:
-			found = found || n.Fn == "avg" || n.Fn == "stddev_samp" || n.Fn == "var_samp"
-		case *Cast:
-			found = found || n.T == Float
+			found = found || n.Fn == "avg" || n.Fn == "stddev_samp" || n.Fn == "var_samp" ||
+				(n.Fn == "sum" && n.Arg != nil && n.Arg.Type() == Float)
 		}
 		return !found
 	})

@@ -244,6 +244,9 @@ func (g *Gen) join(q *Select, sc *scope, comma bool, depth int) bool {
 		}
 		return true
 	}
+	if !g.opt.NoDerived && depth == 0 && !comma && g.chance(10) && g.derivedJoin(q, sc) {
+		return true
+	}
 	c := cands[g.n(len(cands))]
 	it := FromItem{Table: c.to.Name, Alias: g.alias()}
 	cond := Expr(&Bin{Op: "=", L: c.from.e, R: &Col{Qual: it.Alias, Name: c.col, T: c.from.e.Type()}, T: Bool})
@@ -293,6 +296,44 @@ func (g *Gen) derived() (*Select, *scope) {
 	return q, out
 }
 
+// derivedJoin joins a subquery grouped on one column, on its key. The
+// key is unique in the subquery, so the join keeps sc's row bound; a NULL
+// key is a group of its own, which `=` never matches and `<=>` matches
+// with the outer NULLs. False when no column in scope has the key's type.
+func (g *Gen) derivedJoin(q *Select, sc *scope) bool {
+	sub := &Select{}
+	in := g.from(sub, 1, false)
+	sub.scope = in
+	if g.chance(40) {
+		sub.Where = g.pred(in, 1, 1)
+	}
+	key := in.ops[g.n(len(in.ops))]
+	same := sc.ofType(key.e.Type())
+	if len(same) == 0 {
+		return false
+	}
+	outer := same[g.n(len(same))]
+	sub.GroupBy = []Expr{key.e}
+	sub.Items = []Item{{key.e}}
+	out := &scope{}
+	alias := g.alias()
+	kcol := &Col{Qual: alias, Name: "c0", T: key.e.Type()}
+	out.ops = append(out.ops, operand{e: kcol, values: key.values})
+	for k := 1 + g.n(2); k > 0; k-- {
+		a := g.exactAgg(in, 1)
+		sub.Items = append(sub.Items, Item{a.e})
+		out.ops = append(out.ops, operand{e: &Col{Qual: alias, Name: "c" + strconv.Itoa(len(sub.Items)-1), T: a.e.Type()}, values: a.values})
+	}
+	cond := Expr(&Bin{Op: []string{"=", "=", "<=>"}[g.n(3)], L: outer.e, R: kcol, T: Bool})
+	kind := []JoinKind{InnerJoin, LeftJoin, LeftJoin, RightJoin}[g.n(4)]
+	q.Joins = append(q.Joins, Join{Kind: kind, Item: FromItem{Sub: sub, Alias: alias}, On: cond})
+	if kind == RightJoin {
+		sc.unique = nil
+	}
+	sc.ops = append(sc.ops, out.ops...)
+	return true
+}
+
 // aggregate makes q a grouped query: group keys first in the select
 // list, then aggregates.
 func (g *Gen) aggregate(q *Select, sc *scope, depth int, top bool) {
@@ -307,6 +348,12 @@ func (g *Gen) aggregate(q *Select, sc *scope, depth int, top bool) {
 			// A constant key: whether HAVING sees ROLLUP's NULL in its
 			// place is where MySQL and DuckDB part.
 			e = sc.ops[g.n(len(sc.ops))].e
+		}
+		if d := sc.ofType(Decimal); len(d) > 0 && g.chance(8) {
+			// A DOUBLE key, negated: a zero becomes -0.0, which must
+			// group (and partition, and compare) with 0.0. Both engines
+			// convert a decimal to the same nearest double.
+			e = &Bin{Op: "*", L: &Cast{E: d[g.n(len(d))].e, T: Float}, R: &Lit{Val: "-1", T: Float}, T: Float}
 		}
 		if slices.ContainsFunc(q.GroupBy, func(k Expr) bool { return Render(k, MySQL) == Render(e, MySQL) }) {
 			continue // a repeated key: which copy ROLLUP sets to NULL is the engine's choice
@@ -327,7 +374,7 @@ func (g *Gen) aggregate(q *Select, sc *scope, depth int, top bool) {
 			aggOps = append(aggOps, a)
 		}
 	}
-	if len(q.GroupBy) > 0 && top && !g.opt.NoRollup && g.chance(6) {
+	if len(q.GroupBy) > 0 && top && !g.opt.NoRollup && g.chance(10) {
 		q.Rollup = true
 	}
 	if g.chance(30) {
@@ -363,6 +410,7 @@ func (g *Gen) aggregate(q *Select, sc *scope, depth int, top bool) {
 	}
 	if !q.Rollup && g.chance(40) {
 		q.Limit = 1 + g.n(g.opt.Limit)
+		q.Offset = g.offset()
 	}
 }
 
@@ -386,7 +434,7 @@ func (g *Gen) numeric(sc *scope) (operand, bool) {
 
 // exactAgg is an aggregate both engines compute exactly.
 func (g *Gen) exactAgg(sc *scope, depth int) operand {
-	switch g.n(9) {
+	switch g.n(11) {
 	case 1:
 		o := sc.ops[g.n(len(sc.ops))]
 		return operand{e: &Agg{Fn: "count", Arg: o.e, T: Int}, values: []string{"0", "1", "2", "5"}}
@@ -405,6 +453,14 @@ func (g *Gen) exactAgg(sc *scope, depth int) operand {
 		o := sc.ops[g.n(len(sc.ops))]
 		fn := []string{"min", "max"}[g.n(2)]
 		return operand{e: &Agg{Fn: fn, Arg: o.e, T: o.e.Type()}, values: o.values}
+	case 9:
+		if o, ok := g.numeric(sc); ok {
+			return operand{e: &Agg{Fn: "sum", Distinct: true, Arg: o.e, T: o.e.Type()}, values: o.values}
+		}
+	case 10:
+		o := sc.ops[g.n(len(sc.ops))]
+		fn := []string{"min", "max"}[g.n(2)]
+		return operand{e: &Agg{Fn: fn, Distinct: true, Arg: o.e, T: o.e.Type()}, values: o.values}
 	case 8:
 		if o, ok := g.numeric(sc); ok {
 			// An expression over aggregates.
@@ -466,6 +522,17 @@ func (g *Gen) rows(q *Select, sc *scope, depth int, top bool, types []Type) {
 		q.OrderBy = append(q.OrderBy, OrderKey{Pos: i, Desc: g.chance(30)})
 	}
 	q.Limit = 1 + g.n(g.opt.Limit)
+	q.Offset = g.offset()
+}
+
+// offset is an OFFSET for a LIMIT under an ORDER BY that is total on the
+// output (rows equal on every key are equal rows), so which rows are
+// skipped is unambiguous: mostly none, sometimes past the last row.
+func (g *Gen) offset() int {
+	if !g.chance(20) {
+		return 0
+	}
+	return []int{1, 2, 5, 17, 1000}[g.n(5)]
 }
 
 // window is a window function whose value is unambiguous: ranking
@@ -481,7 +548,7 @@ func (g *Gen) window(sc *scope, depth int) Expr {
 			w.Order = append(w.Order, OrderItem{E: sc.ops[g.n(len(sc.ops))].e, Desc: g.chance(40)})
 		}
 	}
-	switch g.n(6) {
+	switch g.n(8) {
 	case 0:
 		w.Fn = "rank"
 		order()
@@ -503,6 +570,60 @@ func (g *Gen) window(sc *scope, depth int) Expr {
 		if g.chance(50) {
 			order()
 		}
+	case 4:
+		if sc.unique == nil {
+			w.Fn = "dense_rank"
+			order()
+			break
+		}
+		// Functions that see rows one by one in window order: the order
+		// ends on a unique key, so it is total and their values are too.
+		order()
+		for _, u := range sc.unique {
+			w.Order = append(w.Order, OrderItem{E: u, Desc: g.chance(20)})
+		}
+		o := sc.ops[g.n(len(sc.ops))]
+		switch g.n(5) {
+		case 0, 1:
+			w.Fn, w.Arg, w.T = []string{"lag", "lead"}[g.n(2)], o.e, o.e.Type()
+			if g.chance(60) {
+				w.More = append(w.More, &Lit{Val: strconv.Itoa(g.n(4)), T: Int})
+				if g.chance(50) {
+					w.More = append(w.More, g.lit(o))
+				}
+			}
+		case 2:
+			w.Fn, w.Arg, w.T = []string{"first_value", "last_value"}[g.n(2)], o.e, o.e.Type()
+			if g.chance(50) {
+				w.Frame = g.rowsFrame()
+			}
+		case 3:
+			w.Fn = "ntile"
+			w.More = []Expr{&Lit{Val: strconv.Itoa(1 + g.n(5)), T: Int}}
+		default:
+			w.Fn, w.Arg, w.T = []string{"min", "max"}[g.n(2)], o.e, o.e.Type()
+			if n, ok := g.numeric(sc); ok && g.chance(60) {
+				w.Fn, w.Arg, w.T = "sum", n.e, n.e.Type()
+			} else if g.chance(20) {
+				w.Fn, w.Arg, w.T = "count", nil, Int
+			}
+			w.Frame = g.rowsFrame()
+		}
+	case 5:
+		// A RANGE frame with an offset: one integer ORDER BY key, whose
+		// peers (NULLs included) share a frame, so no unique key is
+		// needed.
+		ints := sc.ofType(Int)
+		if len(ints) == 0 {
+			w.Fn = "count"
+			break
+		}
+		w.Order = []OrderItem{{E: ints[g.n(len(ints))].e, Desc: g.chance(40)}}
+		w.Fn, w.T = "count", Int
+		if n, ok := g.numeric(sc); ok && g.chance(70) {
+			w.Fn, w.Arg, w.T = []string{"sum", "min", "max"}[g.n(3)], n.e, n.e.Type()
+		}
+		w.Frame = g.rangeFrame()
 	default:
 		o := sc.ops[g.n(len(sc.ops))]
 		w.Fn, w.Arg, w.T = []string{"min", "max"}[g.n(2)], o.e, o.e.Type()
@@ -514,6 +635,45 @@ func (g *Gen) window(sc *scope, depth int) Expr {
 		}
 	}
 	return w
+}
+
+// rowsFrame is a ROWS frame; the window's order must be total.
+func (g *Gen) rowsFrame() string {
+	bound := func(follow bool) string {
+		switch g.n(4) {
+		case 0:
+			if follow {
+				return "unbounded following"
+			}
+			return "unbounded preceding"
+		case 1:
+			return "current row"
+		}
+		if follow {
+			return strconv.Itoa(g.n(4)) + " following"
+		}
+		return strconv.Itoa(g.n(4)) + " preceding"
+	}
+	switch g.n(4) {
+	case 0:
+		return "rows " + bound(false)
+	case 1:
+		// A frame that may lie wholly before or after the row (empty at
+		// a partition's edge).
+		return fmt.Sprintf("rows between %d following and %d following", g.n(2), 2+g.n(3))
+	}
+	return "rows between " + bound(false) + " and " + bound(true)
+}
+
+// rangeFrame is a RANGE frame with integer offsets.
+func (g *Gen) rangeFrame() string {
+	switch g.n(3) {
+	case 0:
+		return fmt.Sprintf("range between %d preceding and current row", g.n(20))
+	case 1:
+		return fmt.Sprintf("range between current row and %d following", g.n(20))
+	}
+	return fmt.Sprintf("range between %d preceding and %d following", g.n(10), g.n(10))
 }
 
 // lit is a constant of o's type: one of its values, a made-up one, or
@@ -538,7 +698,13 @@ func (g *Gen) anyLit(t Type) *Lit {
 	case String:
 		return &Lit{Val: []string{"a", "A", "", "b", "ab", "x y", "zz"}[g.n(7)], T: t}
 	case Date:
+		if g.chance(30) {
+			// Month ends, where adding months clamps the day.
+			return &Lit{Val: []string{"2000-01-31", "2000-02-29", "2001-02-28", "1999-03-31", "2002-08-31", "2000-12-31", "2001-04-30", "2003-05-31"}[g.n(8)], T: t}
+		}
 		return &Lit{Val: fmt.Sprintf("%d-%02d-%02d", 1998+g.n(6), 1+g.n(12), 1+g.n(28)), T: t}
+	case Float:
+		return &Lit{Val: []string{"0", "-0.0", "1.5", "-2.25", "100"}[g.n(5)], T: t}
 	}
 	return &Lit{Val: "true", T: Bool}
 }
@@ -575,6 +741,9 @@ func (g *Gen) pred(sc *scope, depth, size int) Expr {
 	case 13:
 		if s := sc.ofType(String); len(s) > 0 {
 			o = s[g.n(len(s))]
+			if g.chance(30) {
+				return g.collated(o)
+			}
 			return &Like{E: o.e, Pattern: g.pattern(o), Not: g.chance(25)}
 		}
 	case 14, 15, 16:
@@ -591,6 +760,32 @@ func (g *Gen) pred(sc *scope, depth, size int) Expr {
 		return &Bin{Op: "=", L: c, R: &Lit{Val: "1", T: Int}, T: Bool}
 	}
 	return &Bin{Op: []string{"=", "<>", "<", ">", "<=", ">="}[g.n(6)], L: o.e, R: g.lit(o), T: Bool}
+}
+
+// collated compares o case-insensitively with its values, their case
+// changed, by = or <> or IN.
+func (g *Gen) collated(o operand) Expr {
+	flip := func() Expr {
+		l := g.lit(o)
+		if !l.Null {
+			l.Val = strings.TrimRight(l.Val, " ")
+			if g.chance(50) {
+				l.Val = strings.ToLower(l.Val)
+			} else {
+				l.Val = strings.ToUpper(l.Val)
+			}
+		}
+		return l
+	}
+	c := &Collate{E: o.e}
+	if g.chance(30) {
+		in := &InList{E: c, Not: g.chance(30)}
+		for j := 1 + g.n(3); j > 0; j-- {
+			in.List = append(in.List, flip())
+		}
+		return in
+	}
+	return &Bin{Op: []string{"=", "<>"}[g.n(2)], L: c, R: flip(), T: Bool}
 }
 
 // pattern is a LIKE pattern built from one of o's values.
@@ -646,6 +841,9 @@ func (g *Gen) scalar(t Type, sc *scope, depth, size int) Expr {
 				return &Func{Name: "length", Args: []Expr{s[g.n(len(s))].e}, T: Int}
 			}
 			if d := sc.ofType(Date); len(d) > 0 {
+				if g.chance(30) {
+					return &Func{Name: "datediff", Args: []Expr{g.scalar(Date, sc, depth, size+1), g.scalar(Date, sc, depth, size+1)}, T: Int}
+				}
 				return &Func{Name: []string{"year", "month", "day", "quarter"}[g.n(4)], Args: []Expr{d[g.n(len(d))].e}, T: Int}
 			}
 			return &Func{Name: "abs", Args: []Expr{col()}, T: Int}
@@ -689,8 +887,14 @@ func (g *Gen) scalar(t Type, sc *scope, depth, size int) Expr {
 		}
 	case Date:
 		switch k {
-		case 4, 5, 6:
+		case 4, 5:
 			return &DateAdd{E: col(), N: g.n(61) - 30, Unit: []string{"day", "day", "month", "year"}[g.n(4)]}
+		case 6:
+			if g.chance(50) {
+				return &Func{Name: "last_day", Args: []Expr{col()}, T: Date}
+			}
+			// Months from a month end: 01-31 + 1 month is 02-28 or 02-29.
+			return &DateAdd{E: g.anyLit(Date), N: g.n(25) - 12, Unit: []string{"month", "month", "quarter", "year"}[g.n(4)]}
 		case 7, 8:
 			return g.choice(Date, sc, depth, size)
 		}
@@ -702,6 +906,11 @@ func (g *Gen) scalar(t Type, sc *scope, depth, size int) Expr {
 func (g *Gen) elseOf(t Type, sc *scope, depth, size int) Expr {
 	if g.chance(30) {
 		return nil
+	}
+	if t == Decimal && g.chance(25) {
+		// Mixed branch types: an integer ELSE of a decimal CASE is read
+		// as a decimal by both engines.
+		return g.scalar(Int, sc, depth, size+1)
 	}
 	return g.scalar(t, sc, depth, size+1)
 }
@@ -881,5 +1090,6 @@ func (g *Gen) setOp() Query {
 		s.OrderBy = append(s.OrderBy, OrderKey{Pos: i, Desc: g.chance(30)})
 	}
 	s.Limit = 1 + g.n(g.opt.Limit)
+	s.Offset = g.offset()
 	return s
 }

@@ -51,7 +51,7 @@ func (g *Gen) TLP(q *Select) (Check, bool) {
 		forms = append(forms, "tlp-having")
 	}
 	base := *q
-	base.OrderBy, base.Limit = nil, 0
+	base.OrderBy, base.Limit, base.Offset = nil, 0, 0
 	form := forms[g.n(len(forms))]
 	c := Check{Kind: form, A: base.SQL(MySQL)}
 	w := &writer{d: MySQL}

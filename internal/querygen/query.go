@@ -65,6 +65,7 @@ type Select struct {
 	Having    Expr
 	OrderBy   []OrderKey
 	Limit     int // 0: none
+	Offset    int // with a Limit only
 
 	// What the metamorphic variants need to know.
 	scope *scope
@@ -141,6 +142,8 @@ func (it FromItem) write(w *writer) {
 // write renders the block; nested says it is inside another statement
 // (its CTEs, if any, were hoisted by the caller).
 func (s *Select) write(w *writer, nested bool) {
+	branch := w.branch
+	w.branch = false
 	w.WriteString("select ")
 	if s.Distinct {
 		w.WriteString("distinct ")
@@ -149,7 +152,18 @@ func (s *Select) write(w *writer, nested bool) {
 		if i > 0 {
 			w.WriteString(", ")
 		}
-		w.expr(it.E)
+		if branch && w.d == DuckDB && it.E.Type() == Decimal {
+			// An arm's decimal meets the other arm's in one column type.
+			// DuckDB caps that type at 38 digits by dropping scale (SUM
+			// is DECIMAL(38,s), so SUM(2 digits) against 3 digits rounds
+			// to 2), MySQL keeps the larger scale. The generator's
+			// decimals have far fewer than 10 digits of scale.
+			w.WriteString("cast(")
+			w.expr(it.E)
+			w.WriteString(" as decimal(38,10))")
+		} else {
+			w.expr(it.E)
+		}
 		fmt.Fprintf(w, " as c%d", i)
 	}
 	w.WriteString(" from ")
@@ -195,10 +209,10 @@ func (s *Select) write(w *writer, nested bool) {
 		w.WriteString(" having ")
 		w.expr(s.Having)
 	}
-	writeOrder(w, s.OrderBy, s.Limit)
+	writeOrder(w, s.OrderBy, s.Limit, s.Offset)
 }
 
-func writeOrder(w *writer, keys []OrderKey, limit int) {
+func writeOrder(w *writer, keys []OrderKey, limit, offset int) {
 	for i, k := range keys {
 		if i == 0 {
 			w.WriteString(" order by ")
@@ -212,6 +226,9 @@ func writeOrder(w *writer, keys []OrderKey, limit int) {
 	}
 	if limit > 0 {
 		fmt.Fprintf(w, " limit %d", limit)
+		if offset > 0 {
+			fmt.Fprintf(w, " offset %d", offset)
+		}
 	}
 }
 
@@ -221,15 +238,18 @@ type SetOp struct {
 	Left, Right *Select
 	OrderBy     []OrderKey
 	Limit       int
+	Offset      int
 }
 
 // SQL implements Query.
 func (s *SetOp) SQL(d Dialect) string {
 	w := &writer{d: d}
+	w.branch = true
 	s.Left.write(w, true)
 	w.WriteString(" " + s.Op + " ")
+	w.branch = true
 	s.Right.write(w, true)
-	writeOrder(w, s.OrderBy, s.Limit)
+	writeOrder(w, s.OrderBy, s.Limit, s.Offset)
 	return w.String()
 }
 
