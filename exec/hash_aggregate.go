@@ -523,12 +523,14 @@ func (s *hashAggStream) reserve() error {
 	if !s.res.Spillable() || !s.tc.canSpill(err) {
 		return err
 	}
+	// The step did not fit the share; what the table needs may (a share
+	// under 1 MiB refuses any step).
+	if s.res.Grow(need-have) == nil {
+		return nil
+	}
 	if len(s.keyTypes) == 0 && !s.globalDistinctSpills() {
 		// No GROUP BY: one group, nothing to split but DISTINCT values.
 		return errs.New(errs.Resources, "hash aggregate without GROUP BY: its one group's state (%d bytes, DISTINCT values or GROUP_CONCAT entries) outgrows the aggregate's share of the memory budget (%d bytes); raise it with --set execution.memory.query-budget=<bytes>", need, s.res.Share())
-	}
-	if s.res.Grow(need-have) == nil {
-		return nil
 	}
 	return errAggOver
 }
