@@ -7,8 +7,9 @@ package main
 // and DuckDB's agree, and renders DuckDB's text with the dialect's
 // normalisations (see the querygen package doc). Every statement ends in
 // one class: a match, a mismatch, an fsql error (declined: a construct
-// fsql does not implement; other: a plan or execution error, a defect
-// candidate), a DuckDB error, or a timeout. A mismatch is re-run on fsql
+// fsql does not implement; limit: a Resources error, such as a window
+// partition past a small memory budget's share; other: a plan or
+// execution error, a defect candidate), a DuckDB error, or a timeout. A mismatch is re-run on fsql
 // with each optimizer rule off in turn and with the physical planner's
 // switches flipped, and the report says under which of those it goes
 // away: that names the rule at fault, or clears the optimizer. Mismatches
@@ -31,6 +32,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/fsql-dev/fsql"
+	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/exec"
 	"github.com/fsql-dev/fsql/internal/answers"
 	"github.com/fsql-dev/fsql/internal/querygen"
@@ -250,6 +252,11 @@ func fuzzOne(ctx context.Context, db *sql.DB, eng *fsql.Engine, variants []varia
 	case ferr != nil && declined(ferr):
 		st.messages["fsql declined: "+firstLine(ferr.Error(), 100)]++
 		return "fsql-declined", ""
+	case ferr != nil && errs.KindOf(ferr) == errs.Resources:
+		// Over a limit (a window partition larger than its share of a
+		// small --set execution.memory.query-budget): said, not wrong.
+		st.messages["fsql over a limit: "+firstLine(ferr.Error(), 100)]++
+		return "fsql-limit", ""
 	case derr != nil:
 		st.messages["duckdb: "+firstLine(derr.Error(), 100)]++
 		return "duckdb-error", ""
