@@ -182,6 +182,9 @@ func (g *Gen) from(q *Select, depth int, top bool) *scope {
 				sc.unique = append(sc.unique, o.e) // group keys are unique
 			}
 		}
+		if q.From.CTE && g.chance(30) {
+			g.cteAgain(q, sc, sub, subScope)
+		}
 	} else {
 		bases := g.baseTables()
 		t := bases[g.n(len(bases))]
@@ -294,6 +297,34 @@ func (g *Gen) derived() (*Select, *scope) {
 		out.ops = append(out.ops, a)
 	}
 	return q, out
+}
+
+// cteAgain joins the CTE of q's FROM item to itself on its group keys (a
+// second reference to one WITH clause, which the planner may compute
+// once), inner or left: one match per row, so the row bound stays.
+func (g *Gen) cteAgain(q *Select, sc *scope, sub *Select, subScope *scope) {
+	alias := g.alias()
+	var cond Expr
+	var ops []operand
+	for i, it := range sub.Items {
+		c := &Col{Qual: alias, Name: "c" + strconv.Itoa(i), T: it.E.Type()}
+		o := operand{e: c}
+		if i < len(subScope.ops) {
+			o.values = subScope.ops[i].values
+		}
+		ops = append(ops, o)
+		if i < len(sub.GroupBy) {
+			// A NULL group key is a group too: <=> matches it to itself.
+			cond = and(cond, &Bin{Op: "<=>", L: sc.ops[i].e, R: c, T: Bool})
+		}
+	}
+	if g.chance(30) {
+		// Fewer matches: a filter on the second reference alone.
+		cond = and(cond, g.pred(&scope{ops: ops}, g.opt.MaxDepth, 1))
+	}
+	kind := []JoinKind{InnerJoin, LeftJoin}[g.n(2)]
+	q.Joins = append(q.Joins, Join{Kind: kind, Item: FromItem{Table: q.From.Alias, Alias: alias}, On: cond})
+	sc.ops = append(sc.ops, ops...)
 }
 
 // derivedJoin joins a subquery grouped on one column, on its key. The
