@@ -163,6 +163,15 @@ func (st *sinkStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	return array.NewRecordBatch(SinkSchema, []arrow.Array{rows, files}, 1), nil
 }
 
+// storageOf is a's storage when a is of an extension type (collated
+// strings): files hold the plain values.
+func storageOf(a arrow.Array) arrow.Array {
+	if ext, ok := a.(array.ExtensionArray); ok {
+		return ext.Storage()
+	}
+	return a
+}
+
 // write sends each row of b to its partition's file.
 func (st *sinkStream) write(b arrow.RecordBatch) error {
 	n := int(b.NumRows())
@@ -173,34 +182,84 @@ func (st *sinkStream) write(b arrow.RecordBatch) error {
 	if st.s.Partitions == 0 {
 		return st.writeRows("", cols[:st.nFile], nil, n)
 	}
-	parts := cols[st.nFile:]
-	keys := make([]string, n)
-	for i := range keys {
-		k, err := partitionPath(st.s.Spec, parts, i)
-		if err != nil {
-			return err
-		}
-		keys[i] = k
-	}
 	// Rows of one partition keep their order; a batch of one partition
 	// (input clustered by the key) is written whole.
-	var order []string
-	groups := map[string][]int32{}
-	for i, k := range keys {
-		if _, ok := groups[k]; !ok {
-			order = append(order, k)
-		}
-		groups[k] = append(groups[k], int32(i))
+	order, groups, err := partitionGroups(st.s.Spec, cols[st.nFile:], n)
+	if err != nil {
+		return err
 	}
 	if len(order) == 1 {
 		return st.writeRows(order[0], cols[:st.nFile], nil, n)
 	}
-	for _, k := range order {
-		if err := st.writeRows(k, cols[:st.nFile], groups[k], len(groups[k])); err != nil {
+	for i, k := range order {
+		if err := st.writeRows(k, cols[:st.nFile], groups[i], len(groups[i])); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// partitionGroups splits rows 0..n-1 by their partition folder: the
+// folders in order of first appearance, and the rows of each in order.
+// One integer or date partition column (the usual case) is grouped by
+// its values, each folder name made once; other keys by their folder
+// names, made per row.
+func partitionGroups(spec *hive.WriteSpec, parts []arrow.Array, n int) ([]string, [][]int32, error) {
+	var order []string
+	var groups [][]int32
+	if len(parts) == 1 {
+		var value func(i int) int64
+		switch c := storageOf(parts[0]).(type) {
+		case *array.Int32:
+			value = func(i int) int64 { return int64(c.Value(i)) }
+		case *array.Int64:
+			value = c.Value
+		case *array.Date32:
+			value = func(i int) int64 { return int64(c.Value(i)) }
+		}
+		if value != nil {
+			a := parts[0]
+			byValue := map[int64]int{}
+			nullGroup := -1
+			for i := 0; i < n; i++ {
+				valid := a.IsValid(i)
+				g, seen := nullGroup, nullGroup >= 0
+				if valid {
+					g, seen = byValue[value(i)]
+				}
+				if !seen {
+					k, err := partitionPath(spec, parts, i)
+					if err != nil {
+						return nil, nil, err
+					}
+					g = len(order)
+					order, groups = append(order, k), append(groups, nil)
+					if valid {
+						byValue[value(i)] = g
+					} else {
+						nullGroup = g
+					}
+				}
+				groups[g] = append(groups[g], int32(i))
+			}
+			return order, groups, nil
+		}
+	}
+	byName := map[string]int{}
+	for i := 0; i < n; i++ {
+		k, err := partitionPath(spec, parts, i)
+		if err != nil {
+			return nil, nil, err
+		}
+		g, ok := byName[k]
+		if !ok {
+			g = len(order)
+			byName[k] = g
+			order, groups = append(order, k), append(groups, nil)
+		}
+		groups[g] = append(groups[g], int32(i))
+	}
+	return order, groups, nil
 }
 
 // writeRows writes rows idx (nil: all n) of cols into partition dir's
@@ -208,10 +267,7 @@ func (st *sinkStream) write(b arrow.RecordBatch) error {
 func (st *sinkStream) writeRows(dir string, cols []arrow.Array, idx []int32, n int) error {
 	plain := make([]arrow.Array, len(cols))
 	for i, c := range cols {
-		if ext, ok := c.(array.ExtensionArray); ok {
-			c = ext.Storage()
-		}
-		plain[i] = c
+		plain[i] = storageOf(c)
 	}
 	if idx != nil {
 		taken, err := takeArrays(allocOf(st.tc), plain, idx)
@@ -298,9 +354,7 @@ func partitionPath(spec *hive.WriteSpec, parts []arrow.Array, i int) (string, er
 
 // partitionValue is row i of a as a partition folder spells it.
 func partitionValue(a arrow.Array, i int) (string, error) {
-	if ext, ok := a.(array.ExtensionArray); ok {
-		a = ext.Storage()
-	}
+	a = storageOf(a)
 	if a.IsNull(i) {
 		return hive.FolderValue(nil)
 	}

@@ -85,6 +85,11 @@ func NewDateArith(date, n Expr, unit string, subtract bool) (Expr, error) {
 	case "day":
 		m = n
 	case "week":
+		if isTime(date.DataType()) {
+			// MariaDB answers NULL for a TIME ± WEEK, as for the
+			// calendar units (timeAdd).
+			return Null(TimeType), nil
+		}
 		m, err = times(7)
 	case "month":
 		kind, m = "month", n
@@ -252,6 +257,9 @@ func bindDateAdd(fn string, args []Expr) (Expr, error) {
 		return nil, err
 	}
 	micros := strings.HasSuffix(fn, "_micros")
+	if isTime(args[0].DataType()) {
+		return timeAdd(fn, args, micros)
+	}
 	var d Expr
 	var err error
 	switch t := args[0].DataType(); {
@@ -452,4 +460,47 @@ func civilFromDays(z int64) (y, m, d int64) {
 		y++
 	}
 	return y, m, d
+}
+
+// timeAdd is TIME ± INTERVAL (date_add and date_sub of a TIME), as
+// MariaDB and MySQL compute it: the clock units and DAY and WEEK move the
+// time and keep it a TIME, without wrapping at midnight (23:30:00 + 1
+// HOUR is 24:30:00); a result past -838:59:59 .. 838:59:59 is NULL, and
+// so is every MONTH, QUARTER or YEAR interval (a TIME has no calendar).
+func timeAdd(fn string, args []Expr, micros bool) (Expr, error) {
+	k, err := roundedInt(fn, args[1])
+	if err != nil {
+		return nil, argErr(fn, args, "the interval must be a number")
+	}
+	if strings.HasSuffix(fn, "_month") || strings.HasSuffix(fn, "_year") {
+		return Null(TimeType), nil
+	}
+	sign, unit := int64(1), int64(microsPerDay)
+	if strings.HasPrefix(fn, "date_sub") {
+		sign = -1
+	}
+	if micros {
+		unit = 1
+	}
+	return newCall(fn, TimeType, arrayKernel(func(ctx *Context, args []arrow.Array, n int) (arrow.Array, error) {
+		ts, ks := vals[arrow.Time64](args[0]), vals[int64](args[1])
+		o := newFixed[arrow.Time64](ctx.Alloc, TimeType, n)
+		o.andValidity(args[0], args[1])
+		for i := range ts {
+			if !o.isValid(i) {
+				continue
+			}
+			d, ok := mulOK(ks[i], sign*unit)
+			v := int64(ts[i])
+			if ok {
+				v, ok = addOK(v, d)
+			}
+			if !ok || v > maxTimeMicros || v < -maxTimeMicros {
+				o.setNull(i)
+				continue
+			}
+			o.vals[i] = arrow.Time64(v)
+		}
+		return o.finish(), nil
+	}), args[0], k), nil
 }

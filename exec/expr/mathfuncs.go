@@ -250,7 +250,7 @@ func bindTruncate(fn string, args []Expr) (Expr, error) {
 	case isDecimal(t):
 		v, ok := constValue(k)
 		if !ok {
-			return nil, argErr(fn, args, "the number of digits of a DECIMAL must be a constant")
+			return roundVar(fn, x, k, true)
 		}
 		if v == nil {
 			return Null(t), nil
@@ -272,19 +272,23 @@ func bindTruncate(fn string, args []Expr) (Expr, error) {
 		xs, ds := vals[int64](args[0]), vals[int64](args[1])
 		o := newFixed[int64](ctx.Alloc, tInt64, n)
 		for i, v := range xs {
-			o.vals[i] = v
-			if d := ds[i]; d < 0 {
-				if d < -18 {
-					o.vals[i] = 0
-					continue
-				}
-				p := int64(math.Pow10(int(-d)))
-				o.vals[i] = v / p * p
-			}
+			o.vals[i] = truncInt(v, ds[i])
 		}
 		o.andValidity(args[0], args[1])
 		return o.finish(), nil
 	}), x, k), nil
+}
+
+// truncInt cuts v toward zero to a multiple of 10^-d (d < 0).
+func truncInt(v, d int64) int64 {
+	switch {
+	case d >= 0:
+		return v
+	case d < -18:
+		return 0
+	}
+	p := int64(math.Pow10(int(-d)))
+	return v / p * p
 }
 
 // truncFloat cuts v to d decimal digits toward zero, as MySQL's
