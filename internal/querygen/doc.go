@@ -10,15 +10,20 @@
 // divisor is wrapped in nullif), integer arithmetic (MySQL computes in
 // BIGINT, DuckDB in the operands' width and overflows), date plus interval
 // (DuckDB returns a timestamp), CONCAT with a NULL (DuckDB skips it), the
-// null-safe equality <=>, DIV, casts and ROLLUP. NULL order is the
-// session's business (the oracle sets MySQL's). What cannot be normalised
+// null-safe equality <=>, DIV, casts, ROLLUP, DATEDIFF's argument order,
+// COLLATE utf8mb4_general_ci (NOCASE over the text without trailing
+// spaces) and a set operation's decimal arms (one wide type, where DuckDB
+// would round one arm to the other's scale). NULL order is the session's
+// business (the oracle sets MySQL's). What cannot be normalised
 // is not generated, or only where it cannot change which rows come back:
 // inexact values (`/`, AVG, STDDEV_SAMP: decimals with 4 more digits of
 // scale in MySQL, doubles in DuckDB) appear only as output columns of
 // aggregate queries, never under a filter, an ORDER BY, a window or
-// another aggregate; ROW_NUMBER only orders on a unique key, so ties
-// cannot make an answer ambiguous; every LIMIT sits under an ORDER BY
-// that is total on the output.
+// another aggregate; ROW_NUMBER, lag/lead, first/last_value, ntile and
+// ROWS frames only order on a unique key, so ties cannot make an answer
+// ambiguous (RANGE frames and ranks treat peers alike); every LIMIT and
+// OFFSET sits under an ORDER BY that is total on the output;
+// case-insensitive values are compared, never sorted or grouped.
 //
 // Metamorphic relations (metamorphic.go) need no second engine: ternary
 // logic partitioning (TLP, after SQLancer: a query's rows are the union of
