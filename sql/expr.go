@@ -98,6 +98,11 @@ func (b *Binder) bindExpr(n ast.ExprNode, c *exprCtx) (expr.Expr, error) {
 				}
 				return nil, err
 			}
+			if a := c.aliases[strings.ToLower(cn.Name.Name.O)]; a != nil && cn.Name.Table.O == "" {
+				// A column that is not a group key: MySQL takes the
+				// select alias of that name (max(v) AS v ... HAVING v > 1).
+				return a, nil
+			}
 			if len(c.agg.groupKeys) == 0 {
 				// MySQL tells an aggregate query without GROUP BY apart.
 				return nil, b.errAt(cn, errs.ErMixOfGroupFuncAndFields, "column '%s' is not aggregated in a query that aggregates without GROUP BY; wrap it in an aggregate (ANY_VALUE for any one value) or add GROUP BY", columnText(cn.Name))

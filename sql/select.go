@@ -23,8 +23,9 @@ type exprCtx struct {
 	// sub lets scalar and IN subqueries add joins to the plan under the
 	// expression; nil where subqueries are not allowed.
 	sub *subqueryHost
-	// aliases are select-list aliases an ORDER BY expression may name,
-	// consulted only when no column of the scope has the name.
+	// aliases are select-list aliases an ORDER BY or HAVING expression
+	// may name, consulted only when no column of the scope has the name
+	// or, after grouping, when the column is not a group key.
 	aliases map[string]expr.Expr
 }
 
@@ -109,9 +110,10 @@ func (b *Binder) bindSelect(sel *ast.SelectStmt, outer *scope) (*bound, error) {
 	if actx != nil && sel.Having != nil {
 		// Scalar subqueries in HAVING join into the aggregated plan.
 		host := &subqueryHost{plan: plan}
-		cur.sub = host
-		cond, err := b.bindBool(sel.Having.Expr, cur, "HAVING")
-		cur.sub = nil
+		hctx := *cur
+		hctx.sub = host
+		hctx.aliases = b.havingAliases(sel, cur)
+		cond, err := b.bindBool(sel.Having.Expr, &hctx, "HAVING")
 		if err != nil {
 			return nil, err
 		}
@@ -307,6 +309,37 @@ func (b *Binder) orderTarget(n ast.ExprNode, names []string, exprs []expr.Expr, 
 		return 0, b.errAt(n, errs.ErFieldInOrderNotSelect, "ORDER BY expression %s is not in the select list of a SELECT DISTINCT", e)
 	}
 	return -1, nil
+}
+
+// havingAliases are the select-list aliases HAVING may name, as in MySQL
+// (`count(*) AS c ... HAVING c > 1`), bound over the groups. A name that
+// is a GROUP BY column stays the column (MySQL's preference); a field
+// with a subquery or a window function is left out (HAVING filters the
+// groups before either is computed), and one that does not bind is the
+// select list's error to report.
+func (b *Binder) havingAliases(sel *ast.SelectStmt, cur *exprCtx) map[string]expr.Expr {
+	var names []string
+	var exprs []expr.Expr
+	for _, f := range sel.Fields.Fields {
+		if f.Expr == nil || f.AsName.O == "" || hasSubquery(f.Expr) {
+			continue
+		}
+		v := &winCollector{}
+		f.Expr.Accept(v)
+		if len(v.wins) > 0 {
+			continue
+		}
+		e, err := b.bindValue(f.Expr, cur)
+		if err != nil {
+			continue
+		}
+		names = append(names, f.AsName.O)
+		exprs = append(exprs, e)
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	return aliasMap(names, exprs)
 }
 
 func fieldName(f *ast.SelectField) string {
