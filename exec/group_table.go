@@ -120,7 +120,10 @@ func newGroupTable(types []arrow.DataType) *groupTable {
 	if g.intKey {
 		g.ints = newIntTable(1024)
 	} else {
-		g.allocSlots(2048)
+		// Small at first: a table under a tiny share (an aggregate
+		// partition being split to fit) must hold a few groups; it
+		// doubles as groups arrive.
+		g.allocSlots(16)
 	}
 	for _, t := range types {
 		c := groupKeyCol{dt: t, w: fixedWidth(t), collated: expr.CollationOf(t) != nil}
