@@ -31,12 +31,16 @@ func (r orderJoins) Apply(p Plan, ctx *Context) (Plan, bool, error) {
 	})
 }
 
-func orderMultiJoin(mj *MultiJoin) Plan {
+func orderMultiJoin(mj *MultiJoin) Plan { return orderMultiJoinWith(mj, orderConnected) }
+
+// orderMultiJoinWith orders each component of mj with order (the greedy
+// rule here, or search_joins' search) and crosses the components.
+func orderMultiJoinWith(mj *MultiJoin, order func(*MultiJoin) Plan) Plan {
 	comps := joinComponents(mj)
 	if len(comps) <= 1 {
-		return orderConnected(mj)
+		return order(mj)
 	}
-	return crossComponents(mj, comps)
+	return crossComponents(mj, comps, order)
 }
 
 // joinComponents groups the inputs of mj that conditions connect, each
@@ -99,7 +103,7 @@ func ownerOf(offsets []int, col int) int {
 // crossComponents orders each component of mj as a MultiJoin of its own
 // and crosses the results, smallest first (the intermediate cross
 // products stay smallest). Conditions reading no input filter the top.
-func crossComponents(mj *MultiJoin, comps [][]int) Plan {
+func crossComponents(mj *MultiJoin, comps [][]int, orderComp func(*MultiJoin) Plan) Plan {
 	offsets := inputOffsets(mj)
 	compOf := make([]int, len(mj.Inputs))
 	for k, comp := range comps {
@@ -138,7 +142,7 @@ func crossComponents(mj *MultiJoin, comps [][]int) Plan {
 		// them on its first join, which one input does not have).
 		p := wrapFilter(sub.Inputs[0], sub.Conds)
 		if len(sub.Inputs) > 1 {
-			p = orderConnected(sub)
+			p = orderComp(sub)
 		}
 		parts[k] = part{plan: p, rows: rowsOf(p).Rows, cols: cols}
 	}

@@ -46,9 +46,9 @@ type phase struct {
 // identical subtrees after everything (no rule rewrites the DAG it makes).
 var phases = []phase{
 	{rules: []Rule{foldConstants{}, foldEmpty{}, pushDownFilters{}}, maxPasses: 4},
-	{rules: []Rule{filterDimensions{}, orderJoins{}}, maxPasses: 1},
+	{rules: []Rule{filterDimensions{}, searchJoins{}, orderJoins{}}, maxPasses: 1},
 	{rules: []Rule{pushDownFilters{}, foldConstants{}, foldEmpty{}}, maxPasses: 4},
-	{rules: []Rule{pruneColumns{}}, maxPasses: 1},
+	{rules: []Rule{pruneColumns{}, mergeProjections{}}, maxPasses: 1},
 	{rules: []Rule{prunePartitions{}}, maxPasses: 1},
 	{rules: []Rule{shareSubplans{}}, maxPasses: 1},
 }

@@ -1,0 +1,452 @@
+package planner
+
+import (
+	"math"
+	"math/bits"
+	"slices"
+
+	"github.com/fsql-dev/fsql/exec/expr"
+)
+
+// maxSearchInputs bounds the inputs of a connected component that
+// search_joins orders by dynamic programming: the search tries every
+// split of every subset, 3^n steps (531,441 at 12, a few milliseconds).
+// Larger components keep the greedy order of order_joins.
+const maxSearchInputs = 12
+
+// searchJoins orders each connected component of a MultiJoin's inputs
+// by a cost-based search instead of order_joins' greedy rule: dynamic
+// programming over the component's subsets (DPsub), where a subset is
+// joinable when it splits into two joinable halves that a condition
+// connects (so no cross product is ever formed inside a component), and
+// a plan costs the sum of its intermediate results' estimated rows
+// (C_out). Trees may be bushy: two facts each joined with their own
+// dimensions first meet on a composite key. Components are still crossed
+// last, smallest first.
+//
+// The estimate of a subset does not depend on how it was joined:
+// the product of its inputs' rows and of the selectivity of every
+// condition among them. Equalities between columns form classes (the
+// columns a chain of equalities makes equal); a class whose members in
+// the subset have distinct counts d1 ≥ d2 ≥ ... ≥ dk keeps 1/(d1···dk-1)
+// of the product, the containment assumption, with distinct counts from
+// Parquet statistics (hive.Table.DistinctBound) bounded by the rows of
+// the input. A member whose count is unknown, in a class with a known
+// one, is taken as a key of the smallest input of its class (a
+// foreign-key join); a class with no known member leaves the component
+// to the greedy rule (joinGraph.blind). Other conditions
+// keep the fixed fractions of estimate.go. A join of two halves no
+// equality connects runs as a nested loop, so it also costs the product
+// of their rows.
+//
+// q72 is why: the greedy order starts from inventory, its largest input,
+// and joins it with one year of dates by week before catalog_sales
+// arrives (16.4M rows); the search joins catalog_sales with its filtered
+// dimensions first and meets inventory last.
+//
+// Switching this rule off leaves every MultiJoin to order_joins.
+type searchJoins struct{}
+
+func (searchJoins) Name() string { return "search_joins" }
+
+func (r searchJoins) Apply(p Plan, ctx *Context) (Plan, bool, error) {
+	return bottomUp(p, ctx, r, func(p Plan) (Plan, bool, error) {
+		mj, ok := p.(*MultiJoin)
+		if !ok {
+			return p, false, nil
+		}
+		return orderMultiJoinWith(mj, searchOrder), true, nil
+	})
+}
+
+// searchOrder orders a connected MultiJoin by the search above, or by the
+// greedy rule when it has too many inputs, when an equality joins keys
+// of unknown distinct counts (see joinGraph.blind), or when its
+// conditions cannot join it without a cross product (a condition over
+// three inputs that no two-input condition prepares).
+func searchOrder(mj *MultiJoin) Plan {
+	n := len(mj.Inputs)
+	if n < 3 || n > maxSearchInputs {
+		return orderConnected(mj)
+	}
+	g := newJoinGraph(mj)
+	if g.blind || !g.search() {
+		return orderConnected(mj)
+	}
+
+	return g.plan()
+}
+
+// joinGraph is one component's inputs, conditions and search state,
+// subsets of inputs as bit masks.
+type joinGraph struct {
+	mj      *MultiJoin
+	n       int
+	offsets []int
+	leaves  []Plan // inputs under their own single-input conditions
+	rows    []float64
+	base    []float64
+
+	conds    []joinCond // conditions over two or more inputs
+	constant []expr.Expr
+	classes  [][]keyMember // equality classes of key expressions
+
+	// blind: an equality class none of whose keys has statistics (string
+	// keys, expressions). Taking such keys as unique would make a join of
+	// two dimensions on low-cardinality strings look like a key join
+	// (q85: customer_demographics with itself on marital and education
+	// status, trillions of rows); the greedy order never tries such a
+	// join, so the component keeps it.
+	blind bool
+
+	adj, equiAdj []uint32 // inputs a condition (an equality) links to input i
+	hyper        []uint32 // conditions over three or more inputs
+
+	valid []bool
+	card  []float64
+	cost  []float64
+	split []uint32 // the half of a joinable subset holding its lowest input
+}
+
+type joinCond struct {
+	e    expr.Expr
+	uses uint32
+	// sel is the fraction a condition outside the equality classes keeps;
+	// 1 for the equalities, which the classes account for.
+	sel float64
+}
+
+// keyMember is one side of an equality between two inputs.
+type keyMember struct {
+	input int
+	// d bounds the distinct values of the key over the input's unfiltered
+	// rows (its domain; filters are taken as independent of it, as in
+	// estimate.go's fractions).
+	d     float64
+	known bool // d comes from statistics
+	// key: a column of a table scan that has a distinct value per row, so
+	// by referential integrity the other members' values lie within its
+	// domain (a foreign key's range statistics may be loose: a default 0
+	// among date keys makes its range the whole calendar).
+	key bool
+}
+
+func newJoinGraph(mj *MultiJoin) *joinGraph {
+	n := len(mj.Inputs)
+	g := &joinGraph{mj: mj, n: n, offsets: inputOffsets(mj),
+		adj: make([]uint32, n), equiAdj: make([]uint32, n)}
+	owner := func(col int) int { return ownerOf(g.offsets, col) }
+	local := func(e expr.Expr, i int) expr.Expr {
+		return remap(e, func(col int) int { return col - g.offsets[i] })
+	}
+	single := make([][]expr.Expr, n)
+	type pending struct {
+		e    expr.Expr
+		uses uint32
+	}
+	var multi []pending
+	for _, c := range mj.Conds {
+		var uses uint32
+		for _, col := range expr.Columns(c) {
+			uses |= 1 << owner(col)
+		}
+		switch bits.OnesCount32(uses) {
+		case 0:
+			g.constant = append(g.constant, c)
+		case 1:
+			i := bits.TrailingZeros32(uses)
+			single[i] = append(single[i], local(c, i))
+		default:
+			multi = append(multi, pending{c, uses})
+		}
+	}
+	g.leaves = make([]Plan, n)
+	g.rows, g.base = make([]float64, n), make([]float64, n)
+	for i, in := range mj.Inputs {
+		g.leaves[i] = wrapFilter(in, single[i])
+		st := rowsOf(g.leaves[i])
+		g.rows[i], g.base[i] = st.Rows, st.Base
+	}
+	// Equalities between a key of one input and a key of another join
+	// their members' classes; a plain column is one member wherever it
+	// appears, any other expression a member of its own.
+	var members []keyMember
+	ids := map[int]int{} // MultiJoin column -> member
+	member := func(e expr.Expr, i int) int {
+		c, isCol := e.(*expr.Column)
+		if isCol {
+			if m, ok := ids[c.Index]; ok {
+				return m
+			}
+		}
+		d, known := distinctOf(g.leaves[i], local(e, i), g.base[i])
+		key := known && d >= g.base[i] && isTableScan(g.leaves[i])
+		members = append(members, keyMember{input: i, d: d, known: known, key: key})
+		if isCol {
+			ids[c.Index] = len(members) - 1
+		}
+		return len(members) - 1
+	}
+	var parent []int
+	find := func(i int) int {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	for _, p := range multi {
+		jc := joinCond{e: p.e, uses: p.uses, sel: selectivity([]expr.Expr{p.e})}
+		if a, b, ok := keyInputs(p.e, owner); ok {
+			call := p.e.(*expr.Call)
+			ma, mb := member(call.Args[0], a), member(call.Args[1], b)
+			for len(parent) < len(members) {
+				parent = append(parent, len(parent))
+			}
+			if ra, rb := find(ma), find(mb); ra != rb {
+				parent[max(ra, rb)] = min(ra, rb)
+			}
+			jc.sel = 1
+			g.equiAdj[a] |= 1 << b
+			g.equiAdj[b] |= 1 << a
+		}
+		if bits.OnesCount32(p.uses) == 2 {
+			a := bits.TrailingZeros32(p.uses)
+			b := bits.TrailingZeros32(p.uses &^ (1 << a))
+			g.adj[a] |= 1 << b
+			g.adj[b] |= 1 << a
+		} else {
+			g.hyper = append(g.hyper, p.uses)
+		}
+		g.conds = append(g.conds, jc)
+	}
+	byRoot := map[int]int{}
+	for m := range members {
+		r := find(m)
+		k, ok := byRoot[r]
+		if !ok {
+			k = len(g.classes)
+			byRoot[r] = k
+			g.classes = append(g.classes, nil)
+		}
+		g.classes[k] = append(g.classes[k], members[m])
+	}
+	for _, class := range g.classes {
+		if !slices.ContainsFunc(class, func(m keyMember) bool { return m.known }) {
+			g.blind = true
+		}
+	}
+	return g
+}
+
+// isTableScan reports whether p is a table scan under filters and column
+// projections, whose rows are the table's.
+func isTableScan(p Plan) bool {
+	for {
+		switch n := p.(type) {
+		case *Scan:
+			return true
+		case *Filter:
+			p = n.Child
+		case *Project:
+			for _, e := range n.Exprs {
+				if _, ok := e.(*expr.Column); !ok {
+					return false
+				}
+			}
+			p = n.Child
+		default:
+			return false
+		}
+	}
+}
+
+// keyInputs reports whether e is an equality whose two sides each read
+// one input, different ones, and which.
+func keyInputs(e expr.Expr, owner func(int) int) (a, b int, ok bool) {
+	call, isCall := e.(*expr.Call)
+	if !isCall || call.Fn != "=" || len(call.Args) != 2 {
+		return 0, 0, false
+	}
+	side := func(x expr.Expr) int {
+		in := -1
+		for _, col := range expr.Columns(x) {
+			o := owner(col)
+			if in >= 0 && o != in {
+				return -1
+			}
+			in = o
+		}
+		return in
+	}
+	a, b = side(call.Args[0]), side(call.Args[1])
+	return a, b, a >= 0 && b >= 0 && a != b
+}
+
+// search fills the tables of every joinable subset, smaller masks first
+// (a subset's halves are smaller numbers than it), and reports whether
+// the whole component is joinable.
+func (g *joinGraph) search() bool {
+	size := 1 << g.n
+	g.valid = make([]bool, size)
+	g.card = make([]float64, size)
+	g.cost = make([]float64, size)
+	g.split = make([]uint32, size)
+	nbr, equiNbr := make([]uint32, size), make([]uint32, size)
+	for s := 1; s < size; s++ {
+		low := bits.TrailingZeros32(uint32(s))
+		rest := s & (s - 1)
+		nbr[s], equiNbr[s] = nbr[rest]|g.adj[low], equiNbr[rest]|g.equiAdj[low]
+	}
+	for i := 0; i < g.n; i++ {
+		g.valid[1<<i] = true
+		g.card[1<<i] = g.rows[i]
+	}
+	for s := uint32(1); s < uint32(size); s++ {
+		if s&(s-1) == 0 {
+			continue
+		}
+		low := s & -s
+		best := math.Inf(1)
+		// Each split once: the half with the lowest input is s1.
+		for s1 := (s - 1) & s; s1 > 0; s1 = (s1 - 1) & s {
+			if s1&low == 0 {
+				continue
+			}
+			s2 := s ^ s1
+			if !g.valid[s1] || !g.valid[s2] || !g.linked(s1, s2, nbr) {
+				continue
+			}
+			c := g.cost[s1] + g.cost[s2]
+			if equiNbr[s1]&s2 == 0 {
+				c += g.card[s1] * g.card[s2] // a nested-loop join
+			}
+			if c < best {
+				best, g.split[s] = c, s1
+			}
+		}
+		if !math.IsInf(best, 1) {
+			g.valid[s] = true
+			g.card[s] = g.estimate(s)
+			g.cost[s] = best + g.card[s]
+		}
+	}
+	return g.valid[size-1]
+}
+
+// linked reports whether a condition reads both halves and nothing
+// outside them.
+func (g *joinGraph) linked(s1, s2 uint32, nbr []uint32) bool {
+	if nbr[s1]&s2 != 0 {
+		return true
+	}
+	for _, h := range g.hyper {
+		if h&^(s1|s2) == 0 && h&s1 != 0 && h&s2 != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// estimate is the rows of the join of subset s (see searchJoins).
+func (g *joinGraph) estimate(s uint32) float64 {
+	rows := 1.0
+	for m := s; m != 0; m &= m - 1 {
+		rows *= g.rows[bits.TrailingZeros32(m)]
+	}
+	for _, c := range g.conds {
+		if c.uses&^s == 0 {
+			rows *= c.sel
+		}
+	}
+	var ds []float64
+	for _, class := range g.classes {
+		ds = ds[:0]
+		smallest, keyD := math.Inf(1), math.Inf(1)
+		for _, m := range class {
+			if s&(1<<m.input) != 0 {
+				smallest = min(smallest, g.base[m.input])
+				if m.key {
+					keyD = min(keyD, m.d)
+				}
+			}
+		}
+		for _, m := range class {
+			if s&(1<<m.input) == 0 {
+				continue
+			}
+			d := m.d
+			if !m.known {
+				d = min(g.base[m.input], smallest)
+			}
+			ds = append(ds, max(min(d, keyD), 1))
+		}
+		if len(ds) < 2 {
+			continue
+		}
+		slices.Sort(ds)
+		for _, d := range ds[1:] {
+			rows /= d
+		}
+	}
+	return max(rows, 1)
+}
+
+// plan builds the chosen tree and restores the bound column order on top.
+func (g *joinGraph) plan() Plan {
+	full := uint32(1)<<g.n - 1
+	tree, order := g.build(full)
+	tree = wrapFilter(tree, g.constant)
+	pos := make([]int, g.n) // where input i's first column lands
+	at := 0
+	for _, i := range order {
+		pos[i] = at
+		at += g.offsets[i+1] - g.offsets[i]
+	}
+	s := tree.Schema()
+	proj := &Project{Child: tree}
+	for i := 0; i < g.n; i++ {
+		for c := g.offsets[i]; c < g.offsets[i+1]; c++ {
+			at := pos[i] + c - g.offsets[i]
+			proj.Exprs = append(proj.Exprs, expr.NewColumn(at, s[at].Type, s[at].Name))
+			proj.Names = append(proj.Names, s[at].Name)
+			proj.Tables = append(proj.Tables, s[at].Table)
+		}
+	}
+	return proj
+}
+
+// build joins subset s by its best split, the larger half on the left
+// (the probe side, as in the greedy left-deep tree), and returns the
+// inputs in the order of its columns. The conditions that read both
+// halves go on the join, in their written order.
+func (g *joinGraph) build(s uint32) (Plan, []int) {
+	if s&(s-1) == 0 {
+		i := bits.TrailingZeros32(s)
+		return g.leaves[i], []int{i}
+	}
+	s1 := g.split[s]
+	s2 := s ^ s1
+	if g.card[s2] > g.card[s1] {
+		s1, s2 = s2, s1
+	}
+	l, lo := g.build(s1)
+	r, ro := g.build(s2)
+	order := append(lo, ro...)
+	pos := make([]int, g.n)
+	at := 0
+	for _, i := range order {
+		pos[i] = at
+		at += g.offsets[i+1] - g.offsets[i]
+	}
+	var on []expr.Expr
+	for _, c := range g.conds {
+		if c.uses&^s == 0 && c.uses&s1 != 0 && c.uses&s2 != 0 {
+			on = append(on, remap(c.e, func(col int) int {
+				o := ownerOf(g.offsets, col)
+				return pos[o] + col - g.offsets[o]
+			}))
+		}
+	}
+	return &Join{Type: InnerJoin, Left: l, Right: r, Cond: joinAnd(on)}, order
+}
