@@ -1,14 +1,20 @@
 package exec
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
 	"github.com/fsql-dev/fsql/exec/expr"
+	"github.com/fsql-dev/fsql/spill"
 )
 
 // bigWindowSchema: id (unique), p (partition: 0 for most rows), o (order
@@ -178,4 +184,50 @@ func sameRow(a, b string) bool {
 		}
 	}
 	return true
+}
+
+// A window cancelled while it hands out a partition computed from its
+// own file removes the file itself (before the run's manager closes) and
+// leaks no buffer or reservation.
+func TestWindowBigPartitionCancel(t *testing.T) {
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer alloc.AssertSize(t, 0)
+	m := spill.NewManager(spill.Config{Dirs: []string{t.TempDir()}})
+	defer m.Close()
+	tc := &TaskContext{Alloc: alloc, Memory: NewMemoryBudget(256 << 10), Parallelism: 1, Spill: m}
+	in := &opSource{schema: sortSchema, rows: sortRows(30000, 5), per: 1000, t: t}
+	w := &Window{Child: in, OrderBy: []SortKey{{Expr: col(3, tF64)}},
+		Funcs: []WindowFunc{{Fn: "sum", Arg: col(0, tInt64), Type: tDec38_0, Name: "s"}}}
+	bigPartitionsSpilled.Store(0)
+	s, err := openTree(tc, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	for i := 0; i < 3; i++ {
+		b, err := s.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Release()
+	}
+	if bigPartitionsSpilled.Load() != 1 {
+		t.Fatal("the partition was not computed from a file of its own")
+	}
+	cancel()
+	if _, err := s.Next(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("want cancellation, got %v", err)
+	}
+	s.Close()
+	for _, f := range m.Folders() {
+		ents, _ := os.ReadDir(f)
+		for _, e := range ents {
+			if e.Name() != "owner.lock" {
+				t.Fatalf("left %s behind", e.Name())
+			}
+		}
+	}
+	if u := tc.Memory.Used(); u != 0 {
+		t.Fatalf("%d bytes still reserved", u)
+	}
 }
