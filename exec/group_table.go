@@ -148,20 +148,18 @@ func newGroupTable(types []arrow.DataType) *groupTable {
 	return g
 }
 
-// bytes is the table's memory: what its slices hold, by capacity.
+// bytes is the table's memory: what its slots and stored keys hold, by
+// capacity, so it grows with the groups. The per-batch scratch (hashes,
+// probe positions, converted key columns) is bounded by one batch, like
+// any operator's batch buffers, and is not counted.
 func (g *groupTable) bytes() int64 {
-	n := int64(cap(g.slots))*8 + int64(cap(g.hashes))*4 + int64(cap(g.ibuf))*8 +
-		int64(cap(g.hbuf)+cap(g.hcol)+cap(g.pos)+cap(g.sel)+cap(g.cand)+cap(g.miss)+cap(g.newRows))*4
+	n := int64(cap(g.slots))*8 + int64(cap(g.hashes))*4
 	if g.ints != nil {
 		n += g.ints.bytes()
 	}
 	for i := range g.cols {
 		c := &g.cols[i]
 		n += int64(cap(c.raw)+cap(c.data)+cap(c.orig)+cap(c.valid)) + int64(cap(c.offs)+cap(c.origOffs))*8
-	}
-	for i := range g.views {
-		v := &g.views[i]
-		n += int64(cap(v.rawBuf)+cap(v.dataBuf)) + int64(cap(v.offsBuf))*4
 	}
 	return n
 }
@@ -186,12 +184,27 @@ func (g *groupTable) ids(keys []arrow.Array, n int, out []int32) ([]int32, error
 	g.hbuf = growSlice(g.hbuf[:0], n)
 	g.hcol = growSlice(g.hcol[:0], n)
 	hashKeyColumns(cmpKeys, g.hbuf[:n], g.hcol[:n])
-	if 2*(g.n+n) > len(g.slots) {
-		g.growSlots(g.n + n)
-	}
 	g.pos = growSlice(g.pos[:0], n)
+	// Rows go in runs that cannot fill the slots past half, so the table
+	// grows with its groups (by doubling), not with the batch size.
+	for lo := 0; lo < n; {
+		room := len(g.slots)/2 - g.n
+		if want := min(n-lo, 16); room < want {
+			g.growSlots(g.n + want)
+			room = len(g.slots)/2 - g.n
+		}
+		hi := lo + min(n-lo, room)
+		g.probe(lo, hi, out)
+		lo = hi
+	}
+	return out, nil
+}
+
+// probe finds or adds the groups of rows [lo, hi), which fit in the
+// slots' free half.
+func (g *groupTable) probe(lo, hi int, out []int32) {
 	g.sel = g.sel[:0]
-	for r := 0; r < n; r++ {
+	for r := lo; r < hi; r++ {
 		g.pos[r] = g.slotOf(g.hbuf[r])
 		g.sel = append(g.sel, int32(r))
 	}
@@ -235,7 +248,6 @@ func (g *groupTable) ids(keys []arrow.Array, n int, out []int32) ([]int32, error
 		}
 		g.sel = append(g.sel[:0], g.miss...)
 	}
-	return out, nil
 }
 
 // intIDs is ids for one integer key.

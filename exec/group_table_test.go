@@ -332,3 +332,23 @@ func TestGroupTableGrowthAndCollisions(t *testing.T) {
 		t.Fatalf("bytes() = %d, less than the %d its groups hold", g.bytes(), want)
 	}
 }
+
+// A table's bytes follow its groups, not its batches: one group seen in
+// a batch of 8,192 rows costs a few hundred bytes, so a spilled
+// partition of a few groups fits a tiny share.
+func TestGroupTableBytesFollowGroups(t *testing.T) {
+	b := array.NewStringBuilder(memory.DefaultAllocator)
+	for i := 0; i < 8192; i++ {
+		b.Append("one key")
+	}
+	a := b.NewArray()
+	b.Release()
+	defer a.Release()
+	g := newGroupTable([]arrow.DataType{arrow.BinaryTypes.String})
+	if _, err := g.ids([]arrow.Array{a}, a.Len(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if g.n != 1 || g.bytes() > 1024 {
+		t.Fatalf("%d groups charged %d bytes", g.n, g.bytes())
+	}
+}
