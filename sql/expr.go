@@ -155,7 +155,7 @@ func (b *Binder) bindExpr(n ast.ExprNode, c *exprCtx) (expr.Expr, error) {
 		case opcode.Not, opcode.Not2:
 			return b.call("not", arg)
 		}
-		return nil, fmt.Errorf("%w: unary operator %s", exec.ErrNotImplemented, x.Op)
+		return nil, b.errAt(x, errs.Unsupported, "the unary operator %s in %s (fsql has -, +, ~, NOT and !)", x.Op, restore(x))
 	case *ast.IsNullExpr:
 		arg, err := b.bindExpr(x.Expr, c)
 		if err != nil {
@@ -233,10 +233,10 @@ func (b *Binder) bindExpr(n ast.ExprNode, c *exprCtx) (expr.Expr, error) {
 		return b.call("not", e)
 	case *ast.PatternLikeOrIlikeExpr:
 		if !x.IsLike {
-			return nil, fmt.Errorf("%w: ILIKE", exec.ErrNotImplemented)
+			return nil, b.errAt(x, errs.Unsupported, "ILIKE in %s: write LOWER(x) LIKE LOWER(pattern)", restore(x))
 		}
 		if x.Escape != '\\' && x.Escape != 0 {
-			return nil, fmt.Errorf("%w: LIKE ... ESCAPE '%c'", exec.ErrNotImplemented, x.Escape)
+			return nil, b.errAt(x, errs.Unsupported, "LIKE ... ESCAPE '%c' in %s: fsql's LIKE escapes with \\ only; write the pattern with \\ before %% and _", x.Escape, restore(x))
 		}
 		v, err := b.bindExpr(x.Expr, c)
 		if err != nil {
@@ -297,11 +297,11 @@ func (b *Binder) bindExpr(n ast.ExprNode, c *exprCtx) (expr.Expr, error) {
 	case *ast.ExistsSubqueryExpr:
 		return b.bindExists(x, c)
 	case *ast.CompareSubqueryExpr:
-		return nil, fmt.Errorf("%w: comparison with ANY/ALL subquery", exec.ErrNotImplemented)
+		return nil, b.errAt(x, errs.Unsupported, "a comparison with ANY/SOME/ALL (subquery) in %s: write x IN (subquery), NOT IN, EXISTS, or compare with (SELECT MIN(...)) or (SELECT MAX(...))", restore(x))
 	case *ast.DefaultExpr, *ast.VariableExpr, *ast.RowExpr, *ast.PatternRegexpExpr:
-		return nil, fmt.Errorf("%w: %s", exec.ErrNotImplemented, restore(n))
+		return nil, b.errAt(n, errs.Unsupported, "%s %s%s", exprKind(n), restore(n), insteadOf(n))
 	}
-	return nil, fmt.Errorf("%w: expression %s", exec.ErrNotImplemented, restore(n))
+	return nil, b.errAt(n, errs.Unsupported, "the expression %s", restore(n))
 }
 
 var binaryOps = map[opcode.Op]string{
@@ -327,7 +327,7 @@ func (b *Binder) bindBinary(x *ast.BinaryOperationExpr, c *exprCtx) (expr.Expr, 
 	}
 	fn, ok := binaryOps[x.Op]
 	if !ok {
-		return nil, fmt.Errorf("%w: operator %s", exec.ErrNotImplemented, x.Op)
+		return nil, b.errAt(x, errs.Unsupported, "the operator %s in %s", x.Op, restore(x))
 	}
 	return b.call(fn, l, r)
 }
@@ -584,3 +584,33 @@ func (v *groupingFinder) Enter(n ast.Node) (ast.Node, bool) {
 }
 
 func (v *groupingFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// exprKind names an expression form fsql does not evaluate, for its
+// error.
+func exprKind(n ast.ExprNode) string {
+	switch n.(type) {
+	case *ast.DefaultExpr:
+		return "DEFAULT outside INSERT ... VALUES:"
+	case *ast.VariableExpr:
+		return "the variable"
+	case *ast.RowExpr:
+		return "the row constructor"
+	case *ast.PatternRegexpExpr:
+		return "REGEXP/RLIKE in"
+	}
+	return "the expression"
+}
+
+// insteadOf says what to write instead of an expression form fsql does
+// not evaluate.
+func insteadOf(n ast.ExprNode) string {
+	switch n.(type) {
+	case *ast.VariableExpr:
+		return " (fsql has no user or system variables; SHOW VARIABLES lists its settings, SET changes them)"
+	case *ast.RowExpr:
+		return " (compare column by column: a = c AND b = d)"
+	case *ast.PatternRegexpExpr:
+		return " (use LIKE with % and _)"
+	}
+	return ""
+}

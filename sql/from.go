@@ -26,7 +26,7 @@ func (b *Binder) bindFrom(n ast.ResultSetNode, outer *scope) (planner.Plan, erro
 			return b.bindFrom(x.Left, outer)
 		}
 		if x.NaturalJoin {
-			return nil, fmt.Errorf("%w: NATURAL JOIN", exec.ErrNotImplemented)
+			return nil, errs.New(errs.Unsupported, "NATURAL JOIN: write JOIN ... USING (the columns both sides share)")
 		}
 		left, err := b.bindFrom(x.Left, outer)
 		if err != nil {
@@ -48,11 +48,11 @@ func (b *Binder) bindFrom(n ast.ResultSetNode, outer *scope) (planner.Plan, erro
 		case ast.RightJoin:
 			return b.leftJoin(right, left, x, outer, true)
 		}
-		return nil, fmt.Errorf("%w: join type %v", exec.ErrNotImplemented, x.Tp)
+		return nil, errs.New(errs.Unsupported, "the join type %v (fsql has [INNER], CROSS, LEFT, RIGHT and FULL [OUTER] JOIN)", x.Tp)
 	case *ast.TableSource:
 		return b.bindTableSource(x, outer)
 	}
-	return nil, fmt.Errorf("%w: FROM item %T", exec.ErrNotImplemented, n)
+	return nil, errs.New(errs.Unsupported, "the FROM item %T (fsql reads tables, paths, subqueries and joins)", n)
 }
 
 func (b *Binder) joinCond(x *ast.Join, combined planner.Schema, leftWidth int, outer *scope) (expr.Expr, error) {
@@ -243,7 +243,7 @@ func (b *Binder) bindTableSource(ts *ast.TableSource, outer *scope) (planner.Pla
 		}
 		return requalify(q, alias, ts.ColumnNames)
 	}
-	return nil, fmt.Errorf("%w: FROM item %T", exec.ErrNotImplemented, ts.Source)
+	return nil, errs.New(errs.Unsupported, "the FROM item %T (fsql reads tables, paths, subqueries and joins)", ts.Source)
 }
 
 // bindCTE binds a fresh copy of a CTE's query each time it is referenced;

@@ -10,7 +10,6 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"github.com/fsql-dev/fsql/errs"
-	"github.com/fsql-dev/fsql/exec"
 	"github.com/fsql-dev/fsql/exec/expr"
 	"github.com/fsql-dev/fsql/internal/suggest"
 	"github.com/fsql-dev/fsql/planner"
@@ -209,7 +208,7 @@ func (b *Binder) bindArgs(ns []ast.ExprNode, c *exprCtx) ([]expr.Expr, error) {
 	args := make([]expr.Expr, 0, len(ns))
 	for _, a := range ns {
 		if _, isDir := a.(*ast.TrimDirectionExpr); isDir {
-			return nil, fmt.Errorf("%w: TRIM with a direction or a remove string", exec.ErrNotImplemented)
+			return nil, b.errAt(a, errs.Unsupported, "a TRIM direction (%s) outside TRIM: write TRIM([BOTH|LEADING|TRAILING] [remove] FROM s)", restore(a))
 		}
 		e, err := b.bindExpr(a, c)
 		if err != nil {
@@ -289,7 +288,7 @@ func (b *Binder) bindDateArith(name string, x *ast.FuncCallExpr, c *exprCtx) (ex
 	}
 	u, ok := x.Args[2].(*ast.TimeUnitExpr)
 	if !ok {
-		return nil, fmt.Errorf("%w: interval unit %s", exec.ErrNotImplemented, restore(x.Args[2]))
+		return nil, b.errAt(x, errs.Unsupported, "the interval unit %s in %s (fsql has MICROSECOND, SECOND, MINUTE, HOUR, DAY, WEEK, MONTH, QUARTER and YEAR)", restore(x.Args[2]), restore(x))
 	}
 	e, err := expr.NewDateArith(d, n, u.Unit.String(), sub)
 	if err != nil {
@@ -362,11 +361,11 @@ func (b *Binder) bindExtract(_ string, x *ast.FuncCallExpr, c *exprCtx) (expr.Ex
 	}
 	u, ok := x.Args[0].(*ast.TimeUnitExpr)
 	if !ok {
-		return nil, fmt.Errorf("%w: EXTRACT unit %s", exec.ErrNotImplemented, restore(x.Args[0]))
+		return nil, b.errAt(x, errs.Unsupported, "the EXTRACT unit %s in %s", restore(x.Args[0]), restore(x))
 	}
 	parts, ok := extractUnits[u.Unit]
 	if !ok {
-		return nil, fmt.Errorf("%w: EXTRACT(%s FROM ...)", exec.ErrNotImplemented, u.Unit.String())
+		return nil, b.errAt(x, errs.Unsupported, "EXTRACT(%s FROM ...) in %s (fsql extracts the simple units MICROSECOND to YEAR and the compound ones such as YEAR_MONTH and DAY_SECOND)", u.Unit.String(), restore(x))
 	}
 	v, err := b.bindExpr(x.Args[1], c)
 	if err != nil {
@@ -504,7 +503,7 @@ func (b *Binder) bindGrouping(_ string, x *ast.FuncCallExpr, c *exprCtx) (expr.E
 		return nil, b.errAt(x, errs.ErInvalidGroupFuncUse, "%s is only allowed in a query with GROUP BY ... WITH ROLLUP", restore(x))
 	}
 	if len(x.Args) != 1 {
-		return nil, fmt.Errorf("%w: grouping() with %d arguments", exec.ErrNotImplemented, len(x.Args))
+		return nil, b.errAt(x, errs.Unsupported, "grouping() with %d arguments in %s: write one grouping(col) per column", len(x.Args), restore(x))
 	}
 	e, err := b.bindExpr(x.Args[0], c.agg.pre)
 	if err != nil {
@@ -537,7 +536,7 @@ func (b *Binder) bindAggCall(n *ast.AggregateFuncExpr, from *exprCtx) (planner.A
 		return b.bindCountDistinct(n, from, call)
 	}
 	if len(n.Args) != 1 {
-		return planner.AggCall{}, fmt.Errorf("%w: %s with %d arguments", exec.ErrNotImplemented, n.F, len(n.Args))
+		return planner.AggCall{}, b.errAt(n, errs.Unsupported, "%s with %d arguments in %s (only COUNT(DISTINCT a, b, ...) and GROUP_CONCAT take several)", n.F, len(n.Args), restore(n))
 	}
 	if fn == "count" && !n.Distinct && isNonNullConst(n.Args[0]) {
 		call.Fn = "count_star"
