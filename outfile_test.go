@@ -88,7 +88,12 @@ func TestOutfileParquet(t *testing.T) {
 	want := sorted(t, eng, "select * from src")
 	mustExec(t, eng, "select * from src into outfile 'one.parquet'")
 	mustExec(t, eng, "select * from src into outfile 'many/'")
-	for _, p := range []string{"`one.parquet`", "`many/`"} {
+	// An existing empty folder is a folder target too, without a slash.
+	if err := os.Mkdir(filepath.Join(dir, "empty"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, eng, "select * from src into outfile 'empty'")
+	for _, p := range []string{"`one.parquet`", "`many/`", "`empty/`"} {
 		if got := sorted(t, eng, "select * from "+p); !slices.Equal(got, want) {
 			t.Errorf("%s read back: %d rows, want %d", p, len(got), len(want))
 		}

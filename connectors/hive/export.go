@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -164,9 +165,13 @@ func commitExport(w *WriteSpec, expect int64) (int64, error) {
 				return fail(err)
 			}
 		}
-		// An empty folder of the name may stand in the way: rename
-		// replaces it; a non-empty one fails the rename.
-		if err := os.Rename(out, x.Path); err != nil {
+		// An empty folder of the name may stand in the way: the
+		// system's rename replaces it at once; a non-empty one fails it.
+		// (os.Rename refuses any existing folder.)
+		if err := syscall.Rename(out, x.Path); err != nil {
+			if errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, syscall.EEXIST) {
+				return 0, errs.New(errs.ErFileExistsError, "folder '%s' is not empty (files were put in it while the statement ran); INTO OUTFILE never overwrites", x.Path)
+			}
 			return fail(err)
 		}
 	case x.Parquet:
