@@ -16,10 +16,12 @@ import (
 	"github.com/fsql-dev/fsql/internal/answers"
 )
 
-// shuffleSpillQueries are TPC-DS statements whose exchanges hold far more
+// shuffleSpillQueries are TPC-DS statements whose exchanges held far more
 // than shuffleSpillBudget at scale 0.2 while their joins and aggregates
 // fit in it (before exchange output could spill they failed with
-// "shuffle needs … bytes").
+// "shuffle needs … bytes"). Since search_joins, q13's and q48's joins
+// prune so well that their exchanges fit; q4's still spill, so the
+// counters are checked on q4.
 var shuffleSpillQueries = []string{"q4", "q13", "q48"}
 
 const shuffleSpillBudget = "16mb"
@@ -66,7 +68,7 @@ func TestTPCDSShuffleSpill(t *testing.T) {
 	for mode, queries := range map[string][]string{
 		"ALL_EXCHANGES_BLOCKING": shuffleSpillQueries,
 		// Kept output of pipelined edges spills the same way.
-		"ALL_EXCHANGES_HYBRID_FULL": {"q13"},
+		"ALL_EXCHANGES_HYBRID_FULL": {"q4"},
 	} {
 		eng := spillSetEngine(t, dir, "execution.memory.query-budget="+shuffleSpillBudget, "io.tmp.dirs="+tmp,
 			"execution.batch-shuffle-mode="+mode, "taskmanager.numberOfTaskSlots=4")
@@ -87,8 +89,12 @@ func TestTPCDSShuffleSpill(t *testing.T) {
 				if left := spillFolders(t, tmp); len(left) != 0 {
 					t.Fatalf("%s left %v in io.tmp.dirs", q, left)
 				}
-				if q != "q13" {
-					return // one statement's counters per mode are enough
+				if q != "q4" {
+					// One statement's counters per mode are enough: q4's
+					// exchanges hold far more than the budget (q13's
+					// joins prune so well since search_joins that its
+					// peak is 1.5 MB).
+					return
 				}
 				plan := strings.Join(rowsText(t, eng, "explain analyze "+text), "\n")
 				spilled := false
@@ -122,13 +128,15 @@ func TestShuffleSpillCancelled(t *testing.T) {
 				"execution.batch-shuffle-mode="+mode, "taskmanager.numberOfTaskSlots=8")
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			rows, err := eng.Query(ctx, tpcdsText(t, "q13"))
+			rows, err := eng.Query(ctx, tpcdsText(t, "q4"))
 			if err != nil {
 				t.Fatal(err)
 			}
 			deadline := time.Now().Add(60 * time.Second)
 			for seen := false; !seen; {
 				if time.Now().After(deadline) {
+					cancel()
+					rows.Close()
 					t.Fatal("no exchange spilled")
 				}
 				for _, f := range spillFolders(t, tmp) {
