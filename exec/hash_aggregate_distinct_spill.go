@@ -120,23 +120,9 @@ func (s *hashAggStream) writeValues(files *[]*spillFile, vals arrow.Array, level
 
 // queueValues finishes files and queues them for aggregate i at level.
 func (s *hashAggStream) queueValues(i int, files []*spillFile, level int) error {
-	var first error
-	for _, w := range files {
-		if w == nil {
-			continue
-		}
-		if first != nil {
-			w.abort()
-			continue
-		}
-		f, err := w.finish()
-		if err != nil {
-			first = err
-			continue
-		}
+	return finishSpills(files, func(_ int, f *spill.File) {
 		s.valuePending = append(s.valuePending, valuePartition{agg: i, file: f, level: level})
-	}
-	return first
+	})
 }
 
 // mergeGlobalDistinct folds every DISTINCT aggregate's value files into

@@ -259,23 +259,9 @@ func (s *hashAggStream) spillRows(keys []arrow.Array, aggCols [][]arrow.Array, n
 func (s *hashAggStream) finishParts() error {
 	parts := s.parts
 	s.parts = nil
-	var first error
-	for _, w := range parts {
-		if w == nil {
-			continue
-		}
-		if first != nil {
-			w.abort()
-			continue
-		}
-		f, err := w.finish()
-		if err != nil {
-			first = err
-			continue
-		}
+	return finishSpills(parts, func(_ int, f *spill.File) {
 		s.pending = append(s.pending, aggPartition{file: f, level: s.level + 1})
-	}
-	return first
+	})
 }
 
 // mergePartition merges the next spilled partition into a fresh table

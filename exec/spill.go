@@ -81,6 +81,30 @@ func (f *spillFile) finish() (*spill.File, error) {
 
 func (f *spillFile) abort() { f.w.Abort() }
 
+// finishSpills finishes every writer of files (nil entries are skipped)
+// and hands each finished file to keep, in order. After the first error
+// the remaining writers are aborted, so no file is left behind half
+// written; that error is returned.
+func finishSpills(files []*spillFile, keep func(i int, f *spill.File)) error {
+	var first error
+	for i, w := range files {
+		if w == nil {
+			continue
+		}
+		if first != nil {
+			w.abort()
+			continue
+		}
+		f, err := w.finish()
+		if err != nil {
+			first = err
+			continue
+		}
+		keep(i, f)
+	}
+	return first
+}
+
 // notePasses records how many passes over spilled data a task made.
 func (tc *TaskContext) notePasses(n int) {
 	if tc.Op != nil {

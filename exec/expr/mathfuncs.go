@@ -237,16 +237,7 @@ func bindTruncate(fn string, args []Expr) (Expr, error) {
 	case isNullType(t):
 		return Null(tInt64), nil
 	case isFloat(t):
-		x, _ = coerce(x, tFloat64)
-		return newCall(fn, tFloat64, arrayKernel(func(ctx *Context, args []arrow.Array, n int) (arrow.Array, error) {
-			xs, ds := vals[float64](args[0]), vals[int64](args[1])
-			o := newFixed[float64](ctx.Alloc, tFloat64, n)
-			for i := range xs {
-				o.vals[i] = truncFloat(xs[i], ds[i])
-			}
-			o.andValidity(args[0], args[1])
-			return o.finish(), nil
-		}), x, k), nil
+		return roundVar(fn, x, k, true)
 	case isDecimal(t):
 		v, ok := constValue(k)
 		if !ok {

@@ -324,18 +324,8 @@ func serveMain(args []string) error {
 	case "fsql":
 		runtime.GOMAXPROCS(*threads)
 		cfg := fsql.DefaultConfig()
-		settings := []string{"taskmanager.numberOfTaskSlots=" + strconv.Itoa(*threads)}
-		if *set != "" {
-			settings = append(settings, strings.Split(*set, ",")...)
-		}
-		for _, kv := range settings {
-			k, v, ok := strings.Cut(kv, "=")
-			if !ok {
-				return fmt.Errorf("--set %q: want key=value", kv)
-			}
-			if err := cfg.Set(k, v); err != nil {
-				return err
-			}
+		if err := applySettings(&cfg, "taskmanager.numberOfTaskSlots="+strconv.Itoa(*threads), *set); err != nil {
+			return err
 		}
 		eng, err := fsql.Open(*data, cfg)
 		if err != nil {

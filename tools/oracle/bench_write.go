@@ -244,18 +244,9 @@ func serveWriteMain(args []string) error {
 		runtime.GOMAXPROCS(*threads)
 		cfg := fsql.DefaultConfig()
 		cfg.PathsOutsideData = true // the source is read by its absolute path
-		settings := []string{"taskmanager.numberOfTaskSlots=" + strconv.Itoa(*threads), "parquet.compression=" + *compression}
-		if *set != "" {
-			settings = append(settings, strings.Split(*set, ",")...)
-		}
-		for _, kv := range settings {
-			k, v, ok := strings.Cut(kv, "=")
-			if !ok {
-				return fmt.Errorf("--set %q: want key=value", kv)
-			}
-			if err := cfg.Set(k, v); err != nil {
-				return err
-			}
+		fixed := "taskmanager.numberOfTaskSlots=" + strconv.Itoa(*threads) + ",parquet.compression=" + *compression
+		if err := applySettings(&cfg, fixed, *set); err != nil {
+			return err
 		}
 		// The engine's data directory is the output folder.
 		eng, err := fsql.Open(*out, cfg)

@@ -220,16 +220,8 @@ func fuzzVariants(data, set string) ([]variant, error) {
 
 func openFsql(data string, sets ...string) (*fsql.Engine, error) {
 	cfg := fsql.DefaultConfig()
-	for _, s := range sets {
-		for _, kv := range strings.Split(s, ",") {
-			if kv = strings.TrimSpace(kv); kv == "" {
-				continue
-			}
-			k, v, _ := strings.Cut(kv, "=")
-			if err := cfg.Set(k, v); err != nil {
-				return nil, err
-			}
-		}
+	if err := applySettings(&cfg, sets...); err != nil {
+		return nil, err
 	}
 	return fsql.Open(data, cfg)
 }
