@@ -72,6 +72,12 @@ type OperatorSpill struct {
 	// Node is the node as EXPLAIN prints it.
 	Node                       string
 	Bytes, Rows, Files, Passes int64
+	// Partitioning is how a hash join's spilling tasks partitioned their
+	// rows first, as EXPLAIN ANALYZE's spill_partitioning prints it:
+	// "key-group" (by the key groups of the shuffle), "hash" (by a
+	// seeded hash), both with task counts when mixed; "" for other
+	// operators.
+	Partitioning string
 }
 
 // SpillStats lists the operators that spilled so far (complete once the
@@ -90,7 +96,7 @@ func (r *Rows) SpillStats() []OperatorSpill {
 		}
 		text := n.String()
 		kind, _, _ := strings.Cut(text, "(")
-		out = append(out, OperatorSpill{Operator: kind, Node: text, Bytes: sp.Bytes.Load(), Rows: sp.Rows.Load(), Files: sp.Files.Load(), Passes: sp.Passes.Load()})
+		out = append(out, OperatorSpill{Operator: kind, Node: text, Bytes: sp.Bytes.Load(), Rows: sp.Rows.Load(), Files: sp.Files.Load(), Passes: sp.Passes.Load(), Partitioning: sp.Partitioning()})
 	})
 	return out
 }

@@ -21,24 +21,41 @@ func TestSpillJoinTPCDS(t *testing.T) {
 	tmp := t.TempDir()
 	set := []string{"execution.memory.query-budget=256mb", "taskmanager.numberOfTaskSlots=64", "io.tmp.dirs=" + tmp,
 		"execution.batch.adaptive.auto-parallelism.enabled=false", "parallelism.default=3"}
-	for _, q := range []string{"q64", "q78"} {
-		t.Run(q, func(t *testing.T) {
+	for _, c := range []struct {
+		name, q  string
+		set      []string
+		keyGroup bool // some join's tasks partition by key group
+	}{
+		{"q64", "q64", nil, false},
+		{"q78", "q78", nil, false},
+		// No broadcast: every join is shuffled by its keys, and its
+		// tasks (three, of 128 key groups) partition by key group.
+		{"q78-shuffled", "q78", []string{"table.optimizer.join.broadcast-threshold=0"}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			q, set := c.q, append(append([]string{}, set...), c.set...)
 			want := readAnswerMaybeEmpty(t, q)
 			got := queryAnswer(t, dir, q, set...)
 			if err := answers.Compare(want, got); err != nil {
 				t.Fatal(err)
 			}
 			plan := tpcdsExplain(t, dir, q, set...)
-			spilled := 0
+			spilled, byKeyGroup := 0, 0
 			for _, line := range strings.Split(plan, "\n") {
 				if strings.Contains(line, "HashJoin(") && strings.Contains(line, "reserved=") && strings.Contains(line, "spilled=") && strings.Contains(line, "spill_passes=") {
 					spilled++
+					if strings.Contains(line, "spill_partitioning=key-group") {
+						byKeyGroup++
+					}
 				}
 			}
 			if spilled == 0 {
 				t.Fatalf("no hash join of %s spilled:\n%s", q, plan)
 			}
-			t.Logf("%s: %d hash joins spilled", q, spilled)
+			if c.keyGroup && byKeyGroup == 0 {
+				t.Fatalf("no hash join of %s partitioned its spill by key group:\n%s", q, plan)
+			}
+			t.Logf("%s: %d hash joins spilled, %d by key group", q, spilled, byKeyGroup)
 			if left := spillFolders(t, tmp); len(left) != 0 {
 				t.Fatalf("%s left %v in io.tmp.dirs", q, left)
 			}

@@ -153,6 +153,7 @@ func (j *HashJoin) Open(tc *TaskContext, inputs []Stream) (Stream, error) {
 	}
 	s := newJoinStream(tc, j, inputs, "hash join build")
 	s.intKey = intKey
+	s.kg = j.spillKeyGroups(tc)
 	return s, nil
 }
 
@@ -193,8 +194,11 @@ type hashJoinStream struct {
 	// Spilling (hash_join_spill.go): level is 0 for the join itself and
 	// n for a partition split off n times; sp is set once the build side
 	// outgrew the share; sub is the spilled partition being joined; chunk
-	// is set when this stream reads its build side in pieces.
+	// is set when this stream reads its build side in pieces; kg is the
+	// task's key-group range the join partitions by first (nil: by the
+	// seeded hash).
 	level          int
+	kg             *KeyGroups
 	sp             *joinSpill
 	sub            *hashJoinStream
 	chunk          *joinChunk

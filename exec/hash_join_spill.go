@@ -8,17 +8,23 @@ import (
 	"github.com/zeebo/xxh3"
 
 	"github.com/fsql-dev/fsql/exec/expr"
+	"github.com/fsql-dev/fsql/shuffle/keygroup"
 	"github.com/fsql-dev/fsql/spill"
 )
 
 // A hash join whose build side outgrows its reservation's share spills
 // (a hybrid hash join, as in Flink and DuckDB):
 //
-//  1. Partition. The build rows are cut into joinFanOut partitions by a
-//     hash of the key with a seed of the stream's level, so a partition
-//     split again at the next level splits independently (and
-//     independently of the shuffle's key groups, which may all be one
-//     here). The largest partitions are written to disk until what stays
+//  1. Partition. When both inputs were shuffled by the join's keys and
+//     the task reads several whole key groups of them (KeyGroups), the
+//     join itself cuts its rows into up to joinFanOut partitions of
+//     whole, contiguous key groups: by the shuffle's own hash and
+//     assignment, so the cut follows the exchange's. Otherwise (one key
+//     group, a broadcast or forward input, a key group split for skew),
+//     and in every partition split again, the rows are cut into
+//     joinFanOut partitions by a hash of the key with a seed of the
+//     stream's level, independent of the key groups and of the level
+//     above. The largest partitions are written to disk until what stays
 //     fits half the share; while the rest of the build side arrives,
 //     rows of a spilled partition go straight to its file and, when the
 //     reservation refuses, the largest partition still in memory is
@@ -30,8 +36,10 @@ import (
 //  3. Spilled partitions, one by one. Each is joined by a stream of its
 //     own over its two files (level + 1), which spills again, with its
 //     own seed, if its build side still does not fit.
-//  4. Chunks. A partition holding most of its parent's rows did not
-//     split (one hot key, or a few): splitting it again would not help,
+//  4. Chunks. A partition holding most of its parent's rows under the
+//     seeded hash did not split (one hot key, or a few; a key-group
+//     partition holding most rows is one hot key group, which the hash
+//     still splits): splitting it again would not help,
 //     so its build side is read in chunks that fit, and its probe file
 //     is read once per chunk. The probe rows' matches are remembered
 //     across chunks (one bit per probe row), so a left, semi, anti or
@@ -51,17 +59,23 @@ const (
 
 // joinSpill is a stream's partitioning once it spilled.
 type joinSpill struct {
-	seed  uint64
+	seed uint64
+	// kg, when set, partitions this level by key group into nkg
+	// partitions of whole key groups instead of by the seeded hash.
+	kg    *KeyGroups
+	nkg   int
 	parts [joinFanOut]joinPart
 	rows  int64 // build rows partitioned at this level
 	next  int   // the next partition nextPartition looks at
 	// per-batch scratch
-	ids   []uint8
-	nulls []bool
-	idx   [joinFanOut][]int32
-	keep  []int32
-	enc   keyEncoder
-	ibuf  []int64
+	ids    []uint8
+	nulls  []bool
+	idx    [joinFanOut][]int32
+	keep   []int32
+	enc    keyEncoder
+	ibuf   []int64
+	hashes []uint32
+	hbuf   []uint32
 }
 
 // joinPart is one partition: in memory (batches, charged bytes) or on
@@ -101,10 +115,25 @@ func mix64(x uint64) uint64 {
 	return x
 }
 
+// spillKeyGroups is the key-group range the join partitions by first
+// when it spills: the task's, when it holds several key groups and both
+// inputs were shuffled by the join's own keys (build, then probe, as
+// Children lists them); nil otherwise.
+func (j *HashJoin) spillKeyGroups(tc *TaskContext) *KeyGroups {
+	kg := tc.KeyGroups
+	if kg == nil || kg.Start < 0 || kg.End <= kg.Start || kg.End >= kg.Count ||
+		!kg.hashedBy(0, j.BuildKeys) || !kg.hashedBy(1, j.ProbeKeys) {
+		return nil
+	}
+	return kg
+}
+
 // partitionIDs evaluates keys over b and sets each row's partition and
-// whether its key is NULL. It hashes exactly what the table compares (the
-// widened integer, or the key's byte encoding), so rows that can match
-// meet in the same partition.
+// whether its key is NULL. By key group, it computes the shuffle's key
+// group; by the seeded hash, it hashes exactly what the table compares
+// (the widened integer, or the key's byte encoding). Either way rows that
+// can match meet in the same partition: the shuffle already relies on
+// equal keys of the two sides hashing alike.
 func (s *hashJoinStream) partitionIDs(keyExprs []expr.Expr, b arrow.RecordBatch) error {
 	sp := s.sp
 	n := int(b.NumRows())
@@ -115,6 +144,10 @@ func (s *hashJoinStream) partitionIDs(keyExprs []expr.Expr, b arrow.RecordBatch)
 	defer releaseArrays(keys)
 	sp.ids = growSlice(sp.ids[:0], n)[:n]
 	sp.nulls = growSlice(sp.nulls[:0], n)[:n]
+	if sp.kg != nil {
+		sp.keyGroupIDs(keys, n)
+		return nil
+	}
 	if s.intKey {
 		sp.ibuf = intKeys(keys[0], sp.ibuf)
 		bits, off := validity(keys[0])
@@ -132,6 +165,42 @@ func (s *hashJoinStream) partitionIDs(keyExprs []expr.Expr, b arrow.RecordBatch)
 		sp.ids[i] = uint8(xxh3.HashSeed(sp.enc.key(i), sp.seed) >> (64 - joinFanBits))
 	}
 	return nil
+}
+
+// keyGroupIDs sets each row's partition by key group: the range's key
+// groups are cut into nkg contiguous runs, so a partition is a set of
+// whole key groups. A row outside the range (which the runtime does not
+// hand the task) would still get a partition by the same rule on both
+// sides, so the join stays correct whatever it is given.
+func (sp *joinSpill) keyGroupIDs(keys []arrow.Array, n int) {
+	sp.hashes = growSlice(sp.hashes[:0], n)[:n]
+	sp.hbuf = growSlice(sp.hbuf[:0], n)[:n]
+	hashKeyColumns(keys, sp.hashes, sp.hbuf)
+	kg := sp.kg
+	span := kg.span()
+	for i, h := range sp.hashes {
+		g := keygroup.ForHash(h, kg.Count) - kg.Start
+		if g < 0 || g >= span {
+			g = (g%span + span) % span
+		}
+		sp.ids[i] = uint8(g * sp.nkg / span)
+	}
+	clear(sp.nulls)
+	for _, k := range keys {
+		switch {
+		case k.DataType().ID() == arrow.NULL:
+			for i := range sp.nulls {
+				sp.nulls[i] = true
+			}
+		case k.NullN() > 0:
+			bits, off := validity(k)
+			for i := range sp.nulls {
+				if !isValid(bits, off, i) {
+					sp.nulls[i] = true
+				}
+			}
+		}
+	}
 }
 
 // takeRows returns the rows idx (ascending) of b as a new batch.
@@ -153,6 +222,16 @@ func (s *hashJoinStream) takeRows(b arrow.RecordBatch, idx []int32) (arrow.Recor
 func (s *hashJoinStream) startSpill(ctx context.Context) error {
 	s.sp = &joinSpill{seed: joinSeed(s.level)}
 	sp := s.sp
+	if s.level == 0 {
+		if s.kg != nil {
+			sp.kg, sp.nkg = s.kg, min(s.kg.span(), joinFanOut)
+		}
+		if op := s.tc.Op; op != nil && sp.kg != nil {
+			op.Spill.KeyGroupTasks.Add(1)
+		} else if op != nil {
+			op.Spill.HashTasks.Add(1)
+		}
+	}
 	batches := s.batches
 	s.batches = nil
 	defer func() { releaseBatches(batches) }()
@@ -463,9 +542,10 @@ func (s *hashJoinStream) partitionStream(p *joinPart) (*hashJoinStream, error) {
 	}
 	sub.build = build
 	switch {
-	case sub.level >= maxJoinLevel || 4*p.rows >= 3*s.sp.rows:
-		// The partition did not split (its keys are few): splitting it
-		// again would not help, so it is joined in chunks.
+	case sub.level >= maxJoinLevel || s.sp.kg == nil && 4*p.rows >= 3*s.sp.rows:
+		// The partition did not split under the hash (its keys are
+		// few): splitting it again would not help, so it is joined in
+		// chunks.
 		sub.chunk = &joinChunk{probeFile: pf}
 	case pf != nil:
 		probe, err := s.tc.openSpill(s.who, pf, true)

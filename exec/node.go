@@ -103,6 +103,11 @@ type TaskContext struct {
 	// consumed, as it consumes them (see ReportInput); the slow-task
 	// detector weighs them against the task's planned input bytes.
 	InputRead func(bytes int64)
+	// KeyGroups, while the runtime opens a node every input of which is
+	// a hash exchange this task reads as the same whole key groups, says
+	// which (key_groups.go); nil for every other node. A hash join that
+	// spills partitions by it first.
+	KeyGroups *KeyGroups
 
 	ownPool *TaskMemory // Pool's stand-in when the runtime gave none
 }

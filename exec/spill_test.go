@@ -21,12 +21,18 @@ import (
 // returns the rows and the root's spill counters.
 func spillRun(t *testing.T, n Node, limit int64) ([]string, *SpillStats) {
 	t.Helper()
+	return spillRunWith(t, n, limit, nil)
+}
+
+// spillRunWith is spillRun with the task context's key groups (nil: none).
+func spillRunWith(t *testing.T, n Node, limit int64, kg *KeyGroups) ([]string, *SpillStats) {
+	t.Helper()
 	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer alloc.AssertSize(t, 0)
 	dir := t.TempDir()
 	m := spill.NewManager(spill.Config{Dirs: []string{dir}})
 	op := &OperatorStats{}
-	tc := &TaskContext{Alloc: alloc, Memory: NewMemoryBudget(limit), Parallelism: 1, Spill: m, Op: op}
+	tc := &TaskContext{Alloc: alloc, Memory: NewMemoryBudget(limit), Parallelism: 1, Spill: m, Op: op, KeyGroups: kg}
 	rows, err := runWith(tc, n)
 	if err != nil {
 		t.Fatalf("%s under %d bytes: %v", n, limit, err)

@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"fmt"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -57,6 +58,11 @@ type SpillStats struct {
 	// each spilled row was written and read back once, more when spilled
 	// partitions were partitioned again or sort runs merged in rounds.
 	Passes atomic.Int64
+	// KeyGroupTasks and HashTasks count a hash join's tasks that spilled
+	// by how they partitioned first: by the key groups their inputs were
+	// shuffled by, or by the seeded hash (one key group, a broadcast or
+	// forward input, a key group split for skew).
+	KeyGroupTasks, HashTasks atomic.Int64
 }
 
 // NotePasses raises Passes to n.
@@ -222,6 +228,24 @@ func (s *SpillStats) add(o *SpillStats) {
 	s.Rows.Add(o.Rows.Load())
 	s.Files.Add(o.Files.Load())
 	s.NotePasses(o.Passes.Load())
+	s.KeyGroupTasks.Add(o.KeyGroupTasks.Load())
+	s.HashTasks.Add(o.HashTasks.Load())
+}
+
+// Partitioning is how a hash join's spilling tasks partitioned first, as
+// EXPLAIN ANALYZE prints it: "key-group", "hash", both with the number
+// of tasks when they differ, or "" for an operator that is no hash join.
+func (s *SpillStats) Partitioning() string {
+	kg, h := s.KeyGroupTasks.Load(), s.HashTasks.Load()
+	switch {
+	case kg > 0 && h > 0:
+		return fmt.Sprintf("key-group:%d,hash:%d", kg, h)
+	case kg > 0:
+		return "key-group"
+	case h > 0:
+		return "hash"
+	}
+	return ""
 }
 
 func (s *ScanStats) add(o *ScanStats) {

@@ -141,9 +141,10 @@ func (o *opener) open(n exec.Node) (exec.Stream, error) {
 		inputs = append(inputs, s)
 	}
 	tc := o.tc
-	if op != nil {
+	if kg := o.keyGroups(kids); op != nil || kg != nil {
 		own := *o.tc
 		own.Op = op
+		own.KeyGroups = kg
 		tc = &own
 	}
 	s, err := n.Open(tc, inputs)

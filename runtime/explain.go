@@ -403,6 +403,9 @@ func explainNode(sb *strings.Builder, g *JobGraph, n exec.Node, depth int, stats
 		if sp := &st.Spill; sp.Files.Load() > 0 {
 			fmt.Fprintf(sb, " spilled=%s spill_rows=%d spill_files=%d spill_passes=%d",
 				policy.FormatBytes(sp.Bytes.Load()), sp.Rows.Load(), sp.Files.Load(), sp.Passes.Load())
+			if p := sp.Partitioning(); p != "" {
+				fmt.Fprintf(sb, " spill_partitioning=%s", p)
+			}
 		}
 		sb.WriteString("]")
 		if sc.Active() && sc.Dynamic() {

@@ -38,6 +38,29 @@ func (b *Buffer) taskSlices(stage, task, parallelism int) []keygroup.Slice {
 	return []keygroup.Slice{keygroup.Whole(0, 0)}
 }
 
+// TaskKeyGroups is the key-group range start..end that task of consumer
+// stage (of parallelism tasks) reads of a hash exchange, when it reads
+// whole key groups of every producer and they are one contiguous range;
+// ok is false for any other share (a forward, broadcast or gather edge,
+// a piece of a key group split for skew, one producer's output, none).
+func (b *Buffer) TaskKeyGroups(stage, task, parallelism int) (start, end int, ok bool) {
+	if !b.Hashed() {
+		return 0, 0, false
+	}
+	sl := b.taskSlices(stage, task, parallelism)
+	if len(sl) == 0 {
+		return 0, 0, false
+	}
+	start, end = sl[0].Start, sl[0].Start-1
+	for _, s := range sl {
+		if s.Producer >= 0 || s.Parts > 1 || s.Start != end+1 || s.End < s.Start {
+			return 0, 0, false
+		}
+		end = s.End
+	}
+	return start, end, true
+}
+
 // Selective makes the buffer release output once the tasks reading it
 // committed (see above); consumers is the number of stages reading it.
 // Call it before any consumer stage starts.
