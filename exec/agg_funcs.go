@@ -904,9 +904,25 @@ func (s *strMinMaxState) merge(gids []int32, cols []arrow.Array) error {
 	return s.update(gids, cols[0])
 }
 
+// combine folds group src into dst. The values it moves are the state's
+// own (cloned when they came in), and so are their collation keys: a
+// window's segment tree combines each row's frame from O(log n) nodes,
+// and cloning or re-keying every time made a sliding string MIN/MAX
+// allocate per node visited.
 func (s *strMinMaxState) combine(dst, src int) {
-	if s.seen[src] {
-		s.put(dst, s.vals[src])
+	if !s.seen[src] {
+		return
+	}
+	if s.coll != nil {
+		k := s.keys[src]
+		if !s.seen[dst] || (s.isMax && k > s.keys[dst]) || (!s.isMax && k < s.keys[dst]) {
+			s.vals[dst], s.keys[dst], s.seen[dst] = s.vals[src], k, true
+		}
+		return
+	}
+	v := s.vals[src]
+	if !s.seen[dst] || (s.isMax && v > s.vals[dst]) || (!s.isMax && v < s.vals[dst]) {
+		s.vals[dst], s.seen[dst] = v, true
 	}
 }
 
