@@ -255,8 +255,15 @@ type hashAggStream struct {
 	// partitions of their own (hash_aggregate_distinct_spill.go).
 	valueParts   [][]*spillFile
 	valuePending []valuePartition
-	inputDone    bool
-	spilled      bool
+	// A keyed partition whose DISTINCT pairs outgrow the share is
+	// divided by pair instead of by key (hash_aggregate_value_split.go):
+	// byValue is set while it is read, pairParts are its files of each
+	// DISTINCT aggregate, pairPending the files still to fold in.
+	byValue     bool
+	pairParts   [][]*spillFile
+	pairPending []pairPartition
+	inputDone   bool
+	spilled     bool
 
 	built bool
 	out   []arrow.Array
@@ -501,17 +508,7 @@ func (s *hashAggStream) firstSeen(i int, arg arrow.Array, gids []int32) (arrow.A
 // the aggregate's share it returns errAggOver: the caller flushes or
 // spills the table.
 func (s *hashAggStream) reserve() error {
-	need := s.groups.bytes() + int64(s.groups.n)*int64(24*len(s.states))
-	for _, d := range s.distinct {
-		if d != nil {
-			need += d.bytes()
-		}
-	}
-	for _, st := range s.states {
-		if sz, ok := st.(sizedState); ok {
-			need += sz.bytes()
-		}
-	}
+	need := s.tableNeed(true)
 	have := s.res.Size()
 	if need <= have {
 		return nil
@@ -533,6 +530,23 @@ func (s *hashAggStream) reserve() error {
 		return errs.New(errs.Resources, "hash aggregate without GROUP BY: its one group's state (%d bytes, DISTINCT values or GROUP_CONCAT entries) outgrows the aggregate's share of the memory budget (%d bytes); raise it with --set execution.memory.query-budget=<bytes>", need, s.res.Share())
 	}
 	return errAggOver
+}
+
+// tableNeed estimates what the table holds: its groups and states, and
+// with pairs the DISTINCT aggregates' (group, value) pairs.
+func (s *hashAggStream) tableNeed(pairs bool) int64 {
+	need := s.groups.bytes() + int64(s.groups.n)*int64(24*len(s.states))
+	for _, d := range s.distinct {
+		if d != nil && pairs {
+			need += d.bytes()
+		}
+	}
+	for _, st := range s.states {
+		if sz, ok := st.(sizedState); ok {
+			need += sz.bytes()
+		}
+	}
+	return need
 }
 
 func (s *hashAggStream) finish() error {
@@ -607,5 +621,6 @@ func (s *hashAggStream) Close() {
 	}
 	s.pending = nil
 	s.closeGlobalDistinct()
+	s.closeValueSplit()
 	s.res.Free()
 }

@@ -79,7 +79,14 @@ func (s *hashAggStream) spillGlobalDistinct() error {
 
 // writeValues writes vals into files by the seeded hash of level.
 func (s *hashAggStream) writeValues(files *[]*spillFile, vals arrow.Array, level int) error {
-	n := vals.Len()
+	return s.writeByHash(files, "hash-aggregate-distinct", []arrow.Array{vals}, level)
+}
+
+// writeByHash writes the rows of cols into aggSpillPartitions files by
+// the seeded hash of level over every column, creating files as rows
+// come for them.
+func (s *hashAggStream) writeByHash(files *[]*spillFile, purpose string, cols []arrow.Array, level int) error {
+	n := cols[0].Len()
 	if n == 0 {
 		return nil
 	}
@@ -87,25 +94,29 @@ func (s *hashAggStream) writeValues(files *[]*spillFile, vals arrow.Array, level
 		*files = make([]*spillFile, aggSpillPartitions)
 	}
 	h := make([]uint32, n)
-	HashColumns([]arrow.Array{vals}, h)
+	HashColumns(cols, h)
 	part := spillPartitionOf(h, level, aggSpillPartitions, nil)
 	idx := make([][]int32, aggSpillPartitions)
 	for r, p := range part {
 		idx[p] = append(idx[p], int32(r))
 	}
-	schema := arrow.NewSchema([]arrow.Field{{Name: "v", Type: vals.DataType(), Nullable: true}}, nil)
+	fs := make([]arrow.Field, len(cols))
+	for i, c := range cols {
+		fs[i] = arrow.Field{Name: "c" + itoa(i), Type: c.DataType(), Nullable: true}
+	}
+	schema := arrow.NewSchema(fs, nil)
 	for p, rows := range idx {
 		if len(rows) == 0 {
 			continue
 		}
 		if (*files)[p] == nil {
-			w, err := s.tc.createSpill("hash aggregate", "hash-aggregate-distinct", schema)
+			w, err := s.tc.createSpill("hash aggregate", purpose, schema)
 			if err != nil {
 				return err
 			}
 			(*files)[p] = w
 		}
-		taken, err := takeArrays(s.ec.Alloc, []arrow.Array{vals}, rows)
+		taken, err := takeArrays(s.ec.Alloc, cols, rows)
 		if err != nil {
 			return err
 		}

@@ -293,6 +293,14 @@ func (s *hashAggStream) mergePartition(ctx context.Context) error {
 		}
 		err = s.mergeBatch(b)
 		b.Release()
+		if err == errAggOver && !split && !s.byValue && s.canSplitByValue() {
+			// Its groups fit: what does not is DISTINCT pairs, which a
+			// split by key would keep together.
+			err = s.startValueSplit()
+		}
+		if err == errAggOver && s.byValue {
+			err = errs.New(errs.Resources, "hash aggregate: the groups of a spilled partition divided by DISTINCT value outgrow the aggregate's share of the memory budget (%d bytes) on their own; raise it with --set execution.memory.query-budget=<bytes>", s.res.Share())
+		}
 		if err == errAggOver {
 			split = true
 			err = s.spillTable()
@@ -300,6 +308,9 @@ func (s *hashAggStream) mergePartition(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+	}
+	if s.byValue {
+		return s.mergeByValue(ctx)
 	}
 	if split {
 		if err := s.spillTable(); err != nil {
@@ -328,6 +339,14 @@ func (s *hashAggStream) mergeBatch(b arrow.RecordBatch) error {
 		st.grow(s.groups.n)
 	}
 	for i, st := range s.states {
+		if s.distinct[i] != nil && s.byValue {
+			// A value column, divided by pair into files.
+			if err := s.routePairs(i, cols[col], s.gids); err != nil {
+				return err
+			}
+			col++
+			continue
+		}
 		if s.distinct[i] != nil {
 			// A value column: rebuild the group's distinct values.
 			vals, gids, err := s.firstSeen(i, cols[col], s.gids)

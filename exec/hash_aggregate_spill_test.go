@@ -241,3 +241,47 @@ func TestHashAggregateSpillCancel(t *testing.T) {
 		alloc.AssertSize(t, 0)
 	}
 }
+
+// A keyed aggregate whose few groups hold huge DISTINCT sets, which a
+// split by group key cannot divide (every pair of a group follows its
+// key), divides its partitions by (group, value) pair and gives the
+// in-memory answer under budgets far below one group's set; NULL values
+// and keys, a plain aggregate beside, a second DISTINCT aggregate.
+func TestHashAggregateDistinctSplitsByValue(t *testing.T) {
+	r := rand.New(rand.NewSource(9))
+	var rows [][]any
+	for i := 0; i < 60000; i++ {
+		var g any = r.Intn(3)
+		if i%997 == 0 {
+			g = nil
+		}
+		var v any = fmt.Sprintf("%d.%02d", r.Intn(200000), r.Intn(100))
+		if i%101 == 0 {
+			v = nil
+		}
+		rows = append(rows, []any{g, fmt.Sprintf("s%06d", r.Intn(50000)), v, float64(i)})
+	}
+	in := &opSource{schema: sortSchema, rows: rows, per: 1000, t: t}
+	aggs := []AggFunc{
+		{Fn: "count", Arg: col(2, tDec152), Distinct: true, Type: tInt64, Name: "cd"},
+		{Fn: "sum", Arg: col(2, tDec152), Distinct: true, Type: tDec38_2, Name: "sd"},
+		{Fn: "count", Arg: col(1, tStr), Distinct: true, Type: tInt64, Name: "cs"},
+		{Fn: "max", Arg: col(1, tStr), Distinct: true, Type: tStr, Name: "maxs"},
+		{Fn: "count_star", Type: tInt64, Name: "n"},
+		{Fn: "sum", Arg: col(3, tF64), Type: tF64, Name: "s"},
+	}
+	a := &HashAggregate{Child: in, Mode: AggSingle, GroupBy: []expr.Expr{col(0, tInt64)}, GroupNames: []string{"a"}, Aggs: aggs}
+	want := runRows(t, a)
+	slices.Sort(want)
+	for _, limit := range []int64{1 << 20, 256 << 10} {
+		got, st := spillRun(t, a, limit)
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Fatalf("under %d bytes: %v, want %v", limit, got, want)
+		}
+		if st.Files.Load() == 0 || st.Passes.Load() < 2 {
+			t.Fatalf("under %d bytes: %d files, %d passes", limit, st.Files.Load(), st.Passes.Load())
+		}
+		t.Logf("under %d: %d files, %d bytes, %d passes", limit, st.Files.Load(), st.Bytes.Load(), st.Passes.Load())
+	}
+}
