@@ -190,3 +190,82 @@ func TestGlobalDistinctSpills(t *testing.T) {
 	}
 	t.Logf("%v", got.Rows)
 }
+
+// TestTPCDSGoldenSpills runs the 20-query set (goldenQueries, the
+// default of `fsql bench tpcds`) at scale 0.2 under budgets of a
+// fraction of each statement's own peak reservation at the default
+// budget: every statement gives its golden answer, holds its memory
+// peak within the budget, leaks no buffer and leaves no spill folder.
+// CI runs 1/16; FSQL_SPILL_TPCDS=all runs 1/4 too:
+//
+//	FSQL_SPILL_TPCDS=all go test -count=1 -run TestTPCDSGoldenSpills -v .
+func TestTPCDSGoldenSpills(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates TPC-DS data")
+	}
+	dir := tpcdsData(t)
+	divs := []int64{16}
+	if os.Getenv("FSQL_SPILL_TPCDS") == "all" {
+		divs = []int64{4, 16}
+	}
+	for _, q := range goldenQueries {
+		t.Run(q, func(t *testing.T) {
+			want := readAnswer(t, q)
+			_, rows := goldenSpillRun(t, dir, q, 0, want)
+			peak := rows.MemoryPeak()
+			for _, div := range divs {
+				budget := max(peak/div, 1)
+				tmp, rows := goldenSpillRun(t, dir, q, budget, want)
+				if p := rows.MemoryPeak(); p > budget {
+					t.Errorf("1/%d of %d bytes: memory peak %d", div, peak, p)
+				}
+				var spilled []string
+				for _, op := range rows.SpillStats() {
+					spilled = append(spilled, op.Operator)
+				}
+				t.Logf("1/%d of the peak %d KiB (%d KiB): spilled %v", div, peak>>10, budget>>10, spilled)
+				if left := spillFolders(t, tmp); len(left) != 0 {
+					t.Errorf("1/%d: left %v in io.tmp.dirs", div, left)
+				}
+			}
+		})
+	}
+}
+
+// goldenSpillRun runs TPC-DS statement q under budget bytes (0: the
+// default) with a checked allocator, compares its answer with want and
+// returns its spill directory and drained rows.
+func goldenSpillRun(t *testing.T, dir, q string, budget int64, want *answers.Answer) (string, *fsql.Rows) {
+	t.Helper()
+	text, err := os.ReadFile(filepath.Join("testdata", "tpcds", "queries", q+".sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	cfg := fsql.DefaultConfig()
+	if err := cfg.Set("io.tmp.dirs", tmp); err != nil {
+		t.Fatal(err)
+	}
+	if budget > 0 {
+		cfg.MemoryBudget = budget
+	}
+	eng, err := fsql.Open(dir, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer alloc.AssertSize(t, 0)
+	rows, batches, err := collect(context.Background(), eng.WithAllocator(alloc), strings.TrimSpace(string(text)))
+	if err != nil {
+		t.Fatalf("under %d bytes: %v", budget, err)
+	}
+	got, err := answers.FromArrow(rows.Schema(), batches)
+	releaseAll(batches)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := answers.Compare(want, got); err != nil {
+		t.Fatalf("under %d bytes: %v", budget, err)
+	}
+	return tmp, rows
+}
