@@ -142,18 +142,9 @@ func (s *hashAggStream) mergeByValue(ctx context.Context) error {
 
 // queuePairs finishes aggregate i's pair files and queues them at level.
 func (s *hashAggStream) queuePairs(i int, files []*spillFile, level int) error {
-	for k, w := range files {
-		if w == nil {
-			continue
-		}
-		f, err := w.finish()
-		if err != nil {
-			abortAll(files[k+1:])
-			return err
-		}
+	return finishSpills(files, func(_ int, f *spill.File) {
 		s.pairPending = append(s.pairPending, pairPartition{agg: i, file: f, level: level})
-	}
-	return nil
+	})
 }
 
 // abortAll drops unfinished spill files.
