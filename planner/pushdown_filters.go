@@ -125,13 +125,15 @@ func wrapFilter(p Plan, preds []expr.Expr) Plan {
 }
 
 func (ps pusher) pushMultiJoin(n *MultiJoin, preds []expr.Expr) (Plan, error) {
+	inputs, all := spliceJoins(n.Inputs, append(append([]expr.Expr{}, n.Conds...), preds...))
+	n = &MultiJoin{Inputs: inputs}
 	offsets := make([]int, len(n.Inputs)+1)
 	for i, in := range n.Inputs {
 		offsets[i+1] = offsets[i] + width(in)
 	}
 	perInput := make([][]expr.Expr, len(n.Inputs))
 	var conds, keep []expr.Expr
-	for _, pr := range append(append([]expr.Expr{}, n.Conds...), preds...) {
+	for _, pr := range all {
 		cols := expr.Columns(pr)
 		if len(cols) == 0 {
 			keep = append(keep, pr)

@@ -83,6 +83,17 @@ func TestRules(t *testing.T) {
 			not:   []string{"Join left"},
 		},
 		{
+			name:  "a comma join's condition across inputs that rejects the optional side's NULLs turns the outer join inner (q93)",
+			query: "select l.name, a.ax from l left join r on l.id = r.id, a where r.w = a.x",
+			want:  []string{"Join inner on (r.w = a.x)"},
+			not:   []string{"Join left", "MultiJoin"},
+		},
+		{
+			name:  "an IS NULL across inputs keeps the outer join below the comma join",
+			query: "select l.name, a.ax from l left join r on l.id = r.id, a where (r.w is null) = (a.x = 1)",
+			want:  []string{"Join left on (l.id = r.id)"},
+		},
+		{
 			name:  "IS NULL on the optional side keeps the outer join",
 			query: "select * from l left join r on l.id = r.id where r.w is null",
 			want:  []string{"Join left on (l.id = r.id)", "Filter (r.w IS NULL)"},

@@ -173,6 +173,16 @@ type branchOut struct {
 type caseKernel struct{ t arrow.DataType }
 
 func (k caseKernel) eval(ctx *Context, c *Call, batch arrow.RecordBatch) (arrow.Array, error) {
+	out, err := k.evalEager(ctx, c, batch)
+	if err == nil || caseCannotFail(c) {
+		return out, err
+	}
+	// Some row failed in an argument evaluated over every row: only the
+	// rows that reach an argument may fail it.
+	return k.evalLazy(ctx, c, batch)
+}
+
+func (k caseKernel) evalLazy(ctx *Context, c *Call, batch arrow.RecordBatch) (arrow.Array, error) {
 	n := int(batch.NumRows())
 	nb := len(c.Args) / 2 // WHEN/THEN pairs; the last argument is ELSE
 	outs := make([]branchOut, nb+1)
