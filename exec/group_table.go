@@ -47,8 +47,7 @@ type groupTable struct {
 
 	// Any other key: slots hold hash<<32 | (group id + 1), 0 when empty,
 	// at most half full; hashes[g] is group g's hash, for growing.
-	slots  []uint64
-	shift  uint
+	hashSlots
 	hashes []uint32
 
 	// Per-batch scratch, kept between batches.
@@ -126,17 +125,8 @@ func newGroupTable(types []arrow.DataType) *groupTable {
 		g.allocSlots(16)
 	}
 	for _, t := range types {
-		c := groupKeyCol{dt: t, w: fixedWidth(t), collated: expr.CollationOf(t) != nil}
-		switch {
-		case t.ID() == arrow.NULL:
-			c.kind = keyNull
-		case t.ID() == arrow.BOOL:
-			c.kind, c.w = keyBool, 1
-		case c.w > 0:
-			c.kind = keyFixed
-			c.float = t.ID() == arrow.FLOAT32 || t.ID() == arrow.FLOAT64
-		default:
-			c.kind = keyVar
+		c := newKeyCol(t)
+		if c.kind == keyVar {
 			c.offs = []int64{0}
 			if c.collated {
 				c.origOffs = []int64{0}
@@ -146,6 +136,24 @@ func newGroupTable(types []arrow.DataType) *groupTable {
 	}
 	g.views = make([]keyView, len(g.cols))
 	return g
+}
+
+// newKeyCol is an empty key column of type t: how its values are stored
+// and compared.
+func newKeyCol(t arrow.DataType) groupKeyCol {
+	c := groupKeyCol{dt: t, w: fixedWidth(t), collated: expr.CollationOf(t) != nil}
+	switch {
+	case t.ID() == arrow.NULL:
+		c.kind = keyNull
+	case t.ID() == arrow.BOOL:
+		c.kind, c.w = keyBool, 1
+	case c.w > 0:
+		c.kind = keyFixed
+		c.float = t.ID() == arrow.FLOAT32 || t.ID() == arrow.FLOAT64
+	default:
+		c.kind = keyVar
+	}
+	return c
 }
 
 // bytes is the table's memory: what its slots and stored keys hold, by
@@ -280,20 +288,30 @@ func (g *groupTable) intIDs(k arrow.Array, n int, out []int32) ([]int32, error) 
 	return out, nil
 }
 
+// hashSlots is the open-addressing table the group table and the hash
+// join's table share: a power-of-two array of hash<<32 | (id + 1) words,
+// 0 when empty, probed linearly from slotOf(hash). No Go pointers, so the
+// collector never scans it.
+type hashSlots struct {
+	slots []uint64
+	shift uint
+}
+
 // slotOf is the first slot to probe for hash h (Fibonacci hashing: the
 // multiply spreads every bit of h into the index, so the shuffle's key
 // groups, which share low bits within a task, still spread).
-func (g *groupTable) slotOf(h uint32) uint32 {
-	return uint32((uint64(h) * 0x9E3779B97F4A7C15) >> g.shift)
+func (t *hashSlots) slotOf(h uint32) uint32 {
+	return uint32((uint64(h) * 0x9E3779B97F4A7C15) >> t.shift)
 }
 
-func (g *groupTable) allocSlots(size int) {
-	g.slots = make([]uint64, size)
+// allocSlots makes size (a power of two) empty slots.
+func (t *hashSlots) allocSlots(size int) {
+	t.slots = make([]uint64, size)
 	bits := uint(0)
 	for 1<<bits < size {
 		bits++
 	}
-	g.shift = 64 - bits
+	t.shift = 64 - bits
 }
 
 // growSlots makes room for want groups at most half full, re-inserting

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -208,11 +209,11 @@ type hashJoinStream struct {
 	nb             int
 	intKey         bool
 	ihead          *intTable
-	shead          map[string]int32
+	table          *joinTable // any key but one integer
+	probeScratch   joinProbe
 	next           []int32
 	buildNullKey   bool
 	buildMatched   []bool
-	enc            keyEncoder
 	ibuf           []int64
 	pb             arrow.RecordBatch
 	heads          []int32
@@ -420,12 +421,14 @@ func (s *hashJoinStream) index() error {
 	}
 	// Key columns over the concatenated build rows.
 	bb := array.NewRecordBatch(s.j.Build.Schema(), s.buildCols, int64(s.nb))
+	rowBytes := recordBytes(bb)
 	keys, err := evalExprs(s.ec, s.j.BuildKeys, bb)
 	bb.Release()
 	if err != nil {
 		return err
 	}
 	defer releaseArrays(keys)
+	defer func() { s.chargeIndex(rowBytes, keys) }()
 	s.next = make([]int32, s.nb)
 	if s.j.Type == RightJoin || s.j.Type == FullJoin {
 		s.buildMatched = make([]bool, s.nb)
@@ -446,24 +449,34 @@ func (s *hashJoinStream) index() error {
 		}
 		return nil
 	}
-	if err := s.enc.encode(keys, s.nb); err != nil {
+	t, err := newJoinTable(keys, s.nb, nil, s.next)
+	if err != nil {
 		return err
 	}
-	s.shead = make(map[string]int32, s.nb)
-	for i := s.nb - 1; i >= 0; i-- {
-		if s.enc.hasNull[i] {
-			s.buildNullKey = true
-			continue
-		}
-		k := s.enc.key(i)
-		h, ok := s.shead[string(k)]
-		if !ok {
-			h = -1
-		}
-		s.next[i] = h
-		s.shead[string(k)] = int32(i)
-	}
+	s.table = t
+	s.buildNullKey = t.nullKey
 	return nil
+}
+
+// chargeIndex sets the reservation to what the indexed build side holds
+// (its rows, the key index, the chains and match flags, key columns
+// computed apart from the rows) in place of the per-row estimate the
+// buffered batches were charged. Past the share it keeps the estimate:
+// the rows are in memory already, and the table is sealed next.
+func (s *hashJoinStream) chargeIndex(rowBytes int64, keys []arrow.Array) {
+	n := rowBytes + int64(cap(s.next))*4 + int64(cap(s.buildMatched))
+	if s.ihead != nil {
+		n += s.ihead.bytes()
+	}
+	if s.table != nil {
+		n += s.table.bytes()
+	}
+	for _, k := range keys {
+		if !slices.Contains(s.buildCols, k) {
+			n += ArrayBytes(k)
+		}
+	}
+	_ = s.res.Resize(n)
 }
 
 // releaseTable drops the indexed build rows and gives their memory back.
@@ -471,9 +484,19 @@ func (s *hashJoinStream) releaseTable() {
 	releaseArrays(s.buildCols)
 	s.buildCols = nil
 	s.nb = 0
-	s.ihead, s.shead, s.next, s.buildMatched = nil, nil, nil, nil
+	s.dropTable()
+	s.next, s.buildMatched = nil, nil
 	s.buildNullKey = false
 	s.res.Resize(0)
+}
+
+// dropTable lets go of the key index.
+func (s *hashJoinStream) dropTable() {
+	s.ihead = nil
+	if s.table != nil {
+		s.table.release()
+		s.table = nil
+	}
 }
 
 // startProbe looks up the chain head of every row of a new probe batch.
@@ -527,22 +550,7 @@ func (s *hashJoinStream) startProbe(b arrow.RecordBatch) error {
 		}
 		return nil
 	}
-	if err := s.enc.encode(keys, n); err != nil {
-		return err
-	}
-	for i := 0; i < n; i++ {
-		if s.enc.hasNull[i] {
-			s.heads[i], s.pnull[i] = -1, true
-			continue
-		}
-		s.pnull[i] = false
-		h, ok := s.shead[string(s.enc.key(i))]
-		if !ok {
-			h = -1
-		}
-		s.heads[i] = h
-	}
-	return nil
+	return s.table.lookup(&s.probeScratch, keys, n, s.heads, s.pnull)
 }
 
 // probeNulls marks the probe rows of b whose key is NULL.
@@ -559,10 +567,7 @@ func (s *hashJoinStream) probeNulls(b arrow.RecordBatch) error {
 		}
 		return nil
 	}
-	if err := s.enc.encode(keys, len(s.pnull)); err != nil {
-		return err
-	}
-	copy(s.pnull, s.enc.hasNull)
+	keyNulls(keys, nil, len(s.pnull), s.pnull)
 	return nil
 }
 
@@ -843,7 +848,8 @@ func (s *hashJoinStream) Close() {
 	s.closeSpill()
 	releaseArrays(s.buildCols)
 	s.buildCols = nil
-	s.ihead, s.shead, s.next = nil, nil, nil
+	s.dropTable()
+	s.next = nil
 	if s.shared {
 		s.res.Resize(0)
 	} else {

@@ -180,3 +180,28 @@ func TestHashJoinEarlyCloseAndBudget(t *testing.T) {
 		t.Fatalf("budget held after failure: %d", tc.Memory.Used())
 	}
 }
+
+// A string key goes through the join table: the empty string is a key
+// like any other and never NULL, NULL keys match nothing, and a key
+// with many rows on both sides gives every pair.
+func TestHashJoinStringKeys(t *testing.T) {
+	ps := opSchema(fld("pk", tStr), fld("pv", tInt32))
+	bs := opSchema(fld("bk", tStr), fld("bv", tInt32))
+	probe := func() *opSource {
+		return src(t, ps, []any{"", 1}, []any{nil, 2}, []any{"a", 3}, []any{"a", 4}, []any{"zz", 5})
+	}
+	build := func() *opSource {
+		return src(t, bs, []any{"a", 10}, []any{"", 20}, []any{nil, 30}, []any{"a", 40}, []any{"a", 50}, []any{"b", 60})
+	}
+	join := func(typ JoinType) *HashJoin {
+		return &HashJoin{Type: typ, Build: build(), Probe: probe(),
+			BuildKeys: []expr.Expr{col(0, tStr)}, ProbeKeys: []expr.Expr{col(0, tStr)}}
+	}
+	wantSet(t, runRows(t, join(InnerJoin)), "|1||20",
+		"a|3|a|10", "a|3|a|40", "a|3|a|50", "a|4|a|10", "a|4|a|40", "a|4|a|50")
+	wantSet(t, runRows(t, join(FullJoin)), "|1||20",
+		"a|3|a|10", "a|3|a|40", "a|3|a|50", "a|4|a|10", "a|4|a|40", "a|4|a|50",
+		"NULL|2|NULL|NULL", "zz|5|NULL|NULL", "NULL|NULL|NULL|30", "NULL|NULL|b|60")
+	wantSet(t, runRows(t, join(AntiJoin)), "NULL|2", "zz|5")
+	wantSet(t, runRows(t, join(MarkJoin)), "|1|true", "NULL|2|NULL", "a|3|true", "a|4|true", "zz|5|NULL")
+}
