@@ -607,6 +607,11 @@ var configKeys = map[string]configKey{
 		set: func(c *Config, v string) error { return setInt(&c.CSV.SampleRows, v, 0, 1<<30) },
 		get: func(c *Config) string { return strconv.Itoa(c.CSV.SampleRows) },
 	},
+	"csv.split-size": {
+		doc: "a CSV file bigger than this is read in byte ranges of about this size, one task each (each starting at a record, quoted line breaks included); 0: every file by one task",
+		set: func(c *Config, v string) error { return setBytes(&c.CSV.SplitSize, v) },
+		get: func(c *Config) string { return formatBytes(c.CSV.SplitSize) },
+	},
 }
 
 // setChar accepts one ASCII character, or \t / tab for a tab; empty only

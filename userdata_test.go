@@ -2,6 +2,7 @@ package fsql_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -220,5 +221,81 @@ func TestCSVSettingsAndFreshness(t *testing.T) {
 	}
 	if err := cfg.Set("csv.field-delimiter", "ab"); err == nil {
 		t.Fatal("a two-character delimiter was accepted")
+	}
+}
+
+// A CSV file bigger than csv.split-size is read in byte ranges by several
+// tasks, and every query gives the answer of the file read whole, also
+// with line breaks inside quoted fields and a LIMIT.
+func TestCSVByteRangesSQL(t *testing.T) {
+	noLeaks(t)
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("id,name,note,amount\n")
+	for i := range 3000 {
+		note := fmt.Sprintf("\"line %d\nof \"\"note\"\", with a comma\"", i)
+		if i%3 == 0 {
+			note = "plain"
+		}
+		fmt.Fprintf(&b, "%d,n%d,%s,%d.%02d\r\n", i, i%17, note, i%100, i%7)
+	}
+	writeText(t, filepath.Join(dir, "big.csv"), b.String())
+	open := func(split string) *fsql.Engine {
+		cfg := fsql.DefaultConfig()
+		for k, v := range map[string]string{"csv.split-size": split, "parallelism.default": "4", "execution.batch.adaptive.auto-parallelism.enabled": "false"} {
+			if err := cfg.Set(k, v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		eng, err := fsql.Open(dir, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return eng
+	}
+	whole, ranged := open("0"), open("4kb")
+	for _, q := range []string{
+		"select count(*), sum(id), sum(amount), count(distinct note) from `big.csv`",
+		"select name, count(*), min(note), max(id) from `big.csv` group by name order by name",
+		"select id, note from `big.csv` where note like '%999%' order by id",
+		"select * from `big.csv` order by id desc limit 3",
+	} {
+		_, want, err := query(whole, q)
+		if err != nil {
+			t.Fatalf("%s: whole: %v", q, err)
+		}
+		_, got, err := query(ranged, q)
+		if err != nil || strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("%s: in ranges\n%q, %v\nwant\n%q", q, got, err, want)
+		}
+	}
+	// Every row of a LIMIT without ORDER BY is a record of the file.
+	_, got, err := query(ranged, "select id, note from `big.csv` limit 50")
+	if err != nil || len(got) != 50 {
+		t.Fatalf("limit: %d rows, %v", len(got), err)
+	}
+	for _, r := range got {
+		if !strings.HasPrefix(strings.SplitN(r, "\t", 2)[1], "line ") && !strings.HasSuffix(r, "plain") {
+			t.Fatalf("limit: row %q is not a record of the file", r)
+		}
+	}
+	// The ranges are splits of their own, read by several tasks.
+	rows, err := ranged.Query(t.Context(), "select count(*) from `big.csv`")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+	}
+	st := rows.ScanStats()
+	rows.Close()
+	if st.RowGroupsKept < 10 || st.RowGroupsKept != st.RowGroupsTotal {
+		t.Fatalf("scan stats %+v, want every one of the file's ranges", st)
+	}
+	_, plan, err := query(ranged, "explain analyze select count(*) from `big.csv`")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if txt := strings.Join(plan, "\n"); !strings.Contains(txt, "Stage 1 (parallelism 4)") || !strings.Contains(txt, "tasks=4 ") {
+		t.Fatalf("the scan ran in fewer than 4 tasks:\n%s", txt)
 	}
 }

@@ -17,7 +17,7 @@ import (
 )
 
 // Scan reads a Hive table. All tasks of the scan's stage see the same list
-// of splits (one per file); task i of p reads the splits the byte-balanced
+// of splits (one per file, or per byte range of a big CSV file); task i of p reads the splits the byte-balanced
 // assignment gives it (see AssignSplits), so a skewed partition does not
 // land on one task together with many others.
 //
@@ -51,7 +51,9 @@ type Scan struct {
 	DynamicFilters []pruning.Target
 }
 
-// Split is the unit of scan work: one file and the row groups to read.
+// Split is the unit of scan work: one file and the row groups to read,
+// or, for a CSV file read in byte ranges (hive.File.ByteRanges), one of
+// them.
 type Split struct {
 	Partition *hive.Partition
 	File      *hive.File
@@ -62,6 +64,10 @@ type Split struct {
 	// Bytes is the compressed size of the projected file columns in the kept
 	// row groups: what reading the split costs.
 	Bytes int64
+	// Piece is 0 for a whole file and the first range of a file read in
+	// ranges, which count the file in EXPLAIN ANALYZE; 1, 2, ... for the
+	// other ranges.
+	Piece int
 }
 
 // Schema implements Node.
@@ -169,14 +175,35 @@ func (s *Scan) splits(dp *pruning.Decision) []Split {
 					}
 				}
 			}
+			if f.ByteRanges() && len(sp.RowGroups) > 1 {
+				out = append(out, byteRanges(s, sp)...)
+				continue
+			}
 			out = append(out, sp)
 		}
 	}
 	return out
 }
 
+// byteRanges cuts the split of a CSV file read in byte ranges into one
+// split per range, so that different tasks read them.
+func byteRanges(s *Scan, whole Split) []Split {
+	out := make([]Split, len(whole.RowGroups))
+	for i, rg := range whole.RowGroups {
+		sp := Split{Partition: whole.Partition, File: whole.File, RowGroups: []int{rg}, Piece: i}
+		for _, c := range s.Columns {
+			if c >= 0 && c < s.Table.NumFileColumns {
+				sp.Bytes += whole.File.RowGroups[rg].Columns[c].Bytes
+			}
+		}
+		out[i] = sp
+	}
+	return out
+}
+
 // SourceSize implements SizedSource: the bytes and files with rows left of
-// the splits the tasks will read. A dynamically pruned scan is sized by
+// the splits the tasks will read (a CSV file's byte ranges count as files:
+// each is a task's work). A dynamically pruned scan is sized by
 // what survives: its collectors finished before its stage became ready
 // (the OrderEnforce above it), so the run's coordinator (in tc) answers
 // now as it will to the tasks. If pruning fails the scan is sized
@@ -319,8 +346,11 @@ func (st *scanStream) note() {
 		}
 	}
 	for _, sp := range st.splits {
-		stats.RowGroupsTotal.Add(int64(len(sp.File.RowGroups)))
 		stats.RowGroupsKept.Add(int64(len(sp.RowGroups)))
+		if sp.Piece > 0 {
+			continue // the file is counted with its first range
+		}
+		stats.RowGroupsTotal.Add(int64(len(sp.File.RowGroups)))
 		if len(sp.RowGroups) > 0 {
 			stats.Files.Add(1)
 		} else {

@@ -66,7 +66,8 @@ import (
 // the one that holds the samples of every file. A value after the sample
 // that its column's type does not hold fails the query, naming the file,
 // line, column and value. CSV files have no statistics: nothing is pruned
-// by value, and each file is one split.
+// by value. A file is one split, or one per csv.split-size bytes when it
+// is bigger (csv_split.go).
 
 // CSVOptions say how CSV files are read (the csv.* settings).
 type CSVOptions struct {
@@ -87,11 +88,15 @@ type CSVOptions struct {
 	// SampleRows is how many records of each file type detection reads
 	// (csv.sample-rows); 0 reads whole files. Default 10000.
 	SampleRows int
+	// SplitSize is the size of the byte ranges a bigger file is read in,
+	// one task each (csv.split-size, see csv_split.go); 0 reads every
+	// file whole. Default 32 MiB.
+	SplitSize int64
 }
 
 // DefaultCSVOptions returns the defaults documented on each field.
 func DefaultCSVOptions() CSVOptions {
-	return CSVOptions{Delimiter: ',', Quote: '"', Header: true, NullLiteral: `\N`, SampleRows: 10000}
+	return CSVOptions{Delimiter: ',', Quote: '"', Header: true, NullLiteral: `\N`, SampleRows: 10000, SplitSize: 32 << 20}
 }
 
 func (o *CSVOptions) check() error {
@@ -104,6 +109,8 @@ func (o *CSVOptions) check() error {
 		return fmt.Errorf("csv.escape-character must differ from the delimiter, the quote character and line breaks (a quote inside quotes is written twice without one)")
 	case o.SampleRows < 0:
 		return fmt.Errorf("csv.sample-rows must be 0 (whole files) or more")
+	case o.SplitSize < 0:
+		return fmt.Errorf("csv.split-size must be 0 (whole files) or more")
 	}
 	return nil
 }
@@ -123,6 +130,7 @@ func isCSVName(path string) bool {
 type csvFile struct {
 	opts   CSVOptions // the options it was read with
 	states []csvState // per column, in the file's order
+	ranges []csvRange // where each row group starts (csv_split.go)
 }
 
 // readCSVHeader reads a CSV file's header and samples its records for
@@ -133,7 +141,7 @@ func readCSVHeader(path string, opts CSVOptions) (*footer, error) {
 		return nil, err
 	}
 	defer osf.Close()
-	tok, err := newCSVTokenizer(osf, path, &opts)
+	tok, err := newCSVTokenizer(osf, path, &opts, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -182,12 +190,40 @@ func readCSVHeader(path string, opts CSVOptions) (*footer, error) {
 		// An estimate for planning: the sample's rows per byte read.
 		file.NumRows = rows * stamp.size / tok.raw.n
 	}
-	g := RowGroup{NumRows: file.NumRows, Bytes: stamp.size, Columns: make([]ColumnStats, len(names))}
 	for i, n := range names {
 		file.cols = append(file.cols, columnInfo{name: n, arrow: states[i].typ(), parquet: "CSV"})
-		g.Columns[i] = ColumnStats{NullCount: -1, Bytes: stamp.size / int64(len(names))}
 	}
-	file.RowGroups = []RowGroup{g}
+	// The row groups are the file's byte ranges (csv_split.go): one, or
+	// one per csv.split-size bytes of a bigger file that is not gzipped.
+	ranges, counts, exact := []csvRange{{start: 0, line: 1}}, []int64{file.NumRows}, true
+	if opts.SplitSize > 0 && stamp.size > opts.SplitSize && !strings.HasSuffix(strings.ToLower(path), ".gz") {
+		ranges, counts, exact, err = splitCSV(io.NewSectionReader(osf, 0, stamp.size), &opts, opts.SplitSize, len(names))
+		if err != nil {
+			return nil, fmt.Errorf("%w: reading %s: %w", ErrCSV, path, err)
+		}
+		if exact {
+			file.NumRows = 0
+			for _, c := range counts {
+				file.NumRows += c
+			}
+		}
+	}
+	file.csv.ranges = ranges
+	for g, r := range ranges {
+		end := stamp.size
+		if g+1 < len(ranges) {
+			end = ranges[g+1].start
+		}
+		n := counts[g]
+		if !exact {
+			n = file.NumRows * (end - r.start) / max(stamp.size, 1) // the sample's estimate, by bytes
+		}
+		rg := RowGroup{NumRows: n, Bytes: end - r.start, Columns: make([]ColumnStats, len(names))}
+		for i := range names {
+			rg.Columns[i] = ColumnStats{NullCount: -1, Bytes: (end - r.start) / int64(len(names))}
+		}
+		file.RowGroups = append(file.RowGroups, rg)
+	}
 	if st, err := osf.Stat(); err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrCorrupt, path, err)
 	} else if now := stampOf(st); now != stamp {
@@ -370,8 +406,10 @@ type csvTokenizer struct {
 	long     []byte // a line longer than the bufio buffer
 }
 
-func newCSVTokenizer(f *os.File, path string, opts *CSVOptions) (*csvTokenizer, error) {
-	t := &csvTokenizer{path: path, opts: opts, raw: &countingReader{r: f}, nextLine: 1}
+// newCSVTokenizer reads records from f: a whole file, or (line > 1) a
+// byte range of one starting at a record that starts that line.
+func newCSVTokenizer(f io.Reader, path string, opts *CSVOptions, line int64) (*csvTokenizer, error) {
+	t := &csvTokenizer{path: path, opts: opts, raw: &countingReader{r: f}, nextLine: line}
 	var src io.Reader = t.raw
 	if strings.HasSuffix(strings.ToLower(path), ".gz") {
 		z, err := gzip.NewReader(t.raw)
@@ -386,7 +424,7 @@ func newCSVTokenizer(f *os.File, path string, opts *CSVOptions) (*csvTokenizer, 
 		src = z
 	}
 	t.br = bufio.NewReaderSize(src, 256<<10)
-	if b, err := t.br.Peek(3); err == nil && string(b) == "\ufeff" {
+	if b, err := t.br.Peek(3); err == nil && string(b) == "\ufeff" && line == 1 {
 		t.br.Discard(3)
 	}
 	return t, nil
@@ -572,13 +610,18 @@ func unescape(c byte) byte {
 	return c
 }
 
-// csvReader reads one CSV file's records into Arrow arrays.
+// csvReader reads one CSV file's records into Arrow arrays: the records
+// of the row groups (byte ranges) it was given, one run of adjacent
+// ranges after another.
 type csvReader struct {
 	t      *Table
 	f      *File
 	osf    *os.File
-	tok    *csvTokenizer
-	fields []int // per output column: the field to read, or -1 (filled in by FileReader)
+	tok    *csvTokenizer // reads the current run
+	runs   [][2]int      // runs of adjacent row groups to read, first and last, ascending
+	run    int           // index of the current run
+	read   int64         // bytes read by the tokenizers of earlier runs
+	fields []int         // per output column: the field to read, or -1 (filled in by FileReader)
 	types  []arrow.DataType
 	batch  int
 	opts   ScanOptions
@@ -587,9 +630,10 @@ type csvReader struct {
 }
 
 // openCSV opens a CSV file of table t for reading fields (per output
-// column, -1 for columns FileReader fills in), after checking it is the
-// version the table's snapshot holds.
-func openCSV(t *Table, f *File, fields []int, schema *arrow.Schema, opts ScanOptions) (*csvReader, error) {
+// column, -1 for columns FileReader fills in) of row groups rgs
+// (ascending), after checking it is the version the table's snapshot
+// holds.
+func openCSV(t *Table, f *File, fields []int, schema *arrow.Schema, opts ScanOptions, rgs []int) (*csvReader, error) {
 	osf, now, err := openFile(f.Path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -601,26 +645,60 @@ func openCSV(t *Table, f *File, fields []int, schema *arrow.Schema, opts ScanOpt
 		osf.Close()
 		return nil, err
 	}
-	tok, err := newCSVTokenizer(osf, f.Path, &f.csv.opts)
-	if err != nil {
-		osf.Close()
-		return nil, err
+	r := &csvReader{t: t, f: f, osf: osf, fields: fields, batch: opts.BatchSize, opts: opts, width: len(f.cols)}
+	for _, g := range rgs {
+		if n := len(r.runs); n > 0 && r.runs[n-1][1] == g-1 {
+			r.runs[n-1][1] = g
+			continue
+		}
+		r.runs = append(r.runs, [2]int{g, g})
 	}
-	r := &csvReader{t: t, f: f, osf: osf, tok: tok, fields: fields, batch: opts.BatchSize, opts: opts, width: len(f.cols)}
 	r.types = make([]arrow.DataType, len(fields))
 	for i := range fields {
 		r.types[i] = schema.Field(i).Type
 	}
-	if f.csv.opts.Header {
-		if _, err := tok.next(); err != nil {
-			r.close()
-			return nil, err
-		}
+	if err := r.openRun(); err != nil {
+		r.close()
+		return nil, err
 	}
 	return r, nil
 }
 
-func (r *csvReader) bytesRead() int64 { return r.tok.raw.n }
+// openRun starts the tokenizer of run r.run, or marks the reader done
+// after the last one. A run from the file's start skips the header.
+func (r *csvReader) openRun() error {
+	if r.tok != nil {
+		r.read += r.tok.raw.n
+		r.tok = nil
+	}
+	if r.run >= len(r.runs) {
+		r.done = true
+		return nil
+	}
+	ranges, run := r.f.csv.ranges, r.runs[r.run]
+	from, end := ranges[run[0]], r.f.Size
+	if run[1]+1 < len(ranges) {
+		end = ranges[run[1]+1].start
+	}
+	tok, err := newCSVTokenizer(io.NewSectionReader(r.osf, from.start, end-from.start), r.f.Path, &r.f.csv.opts, from.line)
+	if err != nil {
+		return err
+	}
+	r.tok = tok
+	if from.start == 0 && r.f.csv.opts.Header {
+		if _, err := tok.next(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *csvReader) bytesRead() int64 {
+	if r.tok == nil {
+		return r.read
+	}
+	return r.read + r.tok.raw.n
+}
 
 func (r *csvReader) close() error { return r.osf.Close() }
 
@@ -656,14 +734,17 @@ func (r *csvReader) next(ctx context.Context) (int, []arrow.Array, error) {
 		}
 	}
 	n := 0
-	for n < r.batch {
+	for n < r.batch && !r.done {
 		ok, err := r.tok.next()
 		if err != nil {
 			return 0, nil, err
 		}
 		if !ok {
-			r.done = true
-			break
+			r.run++
+			if err := r.openRun(); err != nil {
+				return 0, nil, err
+			}
+			continue
 		}
 		if skip, err := r.tok.checkWidth(r.width); err != nil {
 			return 0, nil, err

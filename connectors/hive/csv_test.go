@@ -240,7 +240,7 @@ func TestCSVTokenizer(t *testing.T) {
 			t.Fatal(err)
 		}
 		opts := DefaultCSVOptions()
-		tok, err := newCSVTokenizer(f, path, &opts)
+		tok, err := newCSVTokenizer(f, path, &opts, 1)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -149,8 +149,10 @@
 // fresh memory from the Go allocator (zeroed, faulted in, then collected)
 // cost three times the decoding itself.
 //
-// FileReader reads CSV files too, through the same interface: each file
-// is one split with one row group and no statistics.
+// FileReader reads CSV files too, through the same interface: a file has
+// no statistics and one row group, or one per byte range of a file bigger
+// than csv.split-size, each range starting at a record (csv_split.go);
+// the scan makes each range a split of its own.
 //
 // The package does not import exec (exec imports it), so its errors wrap
 // ErrUnsupported, ErrCorrupt, ErrNotParquet, ErrCSV, ErrChanged, ErrOutside

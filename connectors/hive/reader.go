@@ -187,7 +187,7 @@ func (t *Table) openReader(p *Partition, f *File, opts ScanOptions) (*FileReader
 	}
 	if t.Format == CSV {
 		// Even COUNT(*) reads a CSV file: its row count is only estimated.
-		cr, err := openCSV(t, f, csvCols, r.schema, opts)
+		cr, err := openCSV(t, f, csvCols, r.schema, opts, rgs)
 		if err != nil {
 			return nil, err
 		}
