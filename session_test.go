@@ -142,7 +142,7 @@ func TestErrorCodes(t *testing.T) {
 		{"select k,\n  kk from t", nil, errs.ErBadFieldError, &errs.Position{Line: 2, Column: 3, Offset: 12}},
 		{"select x.k from t", nil, errs.ErBadFieldError, &errs.Position{Line: 1, Column: 8, Offset: 7}},
 		{"select k from\n tt", nil, errs.ErNoSuchTable, &errs.Position{Line: 2, Column: 2, Offset: 15}},
-		{"select sqtr(k) from t", nil, errs.ErSpDoesNotExist, nil},
+		{"select sqtr(k) from t", nil, errs.ErSpDoesNotExist, &errs.Position{Line: 1, Column: 8, Offset: 7}},
 		{"select k from t where k = ?", []any{struct{}{}}, errs.ErWrongArguments, &errs.Position{Line: 1, Column: 27, Offset: 26}},
 		{"select k from t where k = ?", nil, errs.ErWrongArguments, nil},
 		{"set parallelism.defualt = 2", nil, errs.ErUnknownSystemVariable, nil},

@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/fsql-dev/fsql/connectors/hive"
 	"github.com/fsql-dev/fsql/exec/expr"
 )
 
@@ -55,7 +56,7 @@ func aggStateTypes(fn string, arg, res arrow.DataType) ([]arrow.DataType, []stri
 	case "group_concat":
 		return []arrow.DataType{arrow.BinaryTypes.Binary}, []string{"entries"}, nil
 	}
-	return nil, nil, fmt.Errorf("%w: aggregate function %s", ErrNotImplemented, fn)
+	return nil, nil, fmt.Errorf("%w: the aggregate function %s (SHOW BUILTINS lists the aggregates fsql has)", ErrNotImplemented, fn)
 }
 
 func normAggFn(fn string) string {
@@ -131,23 +132,23 @@ func newAggState(fn string, in, res arrow.DataType) (aggState, error) {
 		if !arrow.IsFloating(in.ID()) && !isIntegerType(in) {
 			// Strings and booleans are converted by the binder
 			// (expr.AggregateArg), under the one rule for numbers.
-			return nil, fmt.Errorf("%w: %s of %s", ErrNotImplemented, f, in)
+			return nil, fmt.Errorf("%w: %s of a %s value: CAST the argument to DECIMAL or DOUBLE", ErrNotImplemented, strings.ToUpper(f), hive.SQLTypeName(in))
 		}
 		return &floatSumState{avg: f == "avg", res: res}, nil
 	case "min", "max":
 		return newMinMax(in, f == "max")
 	case "stddev_samp", "var_samp", "stddev_pop", "var_pop":
 		if !isNumeric(in) {
-			return nil, fmt.Errorf("%w: %s of %s", ErrNotImplemented, f, in)
+			return nil, fmt.Errorf("%w: %s of a %s value: CAST the argument to DECIMAL or DOUBLE", ErrNotImplemented, strings.ToUpper(f), hive.SQLTypeName(in))
 		}
 		return &varState{fn: f}, nil
 	case "bit_and", "bit_or", "bit_xor":
 		if !isIntegerType(in) {
-			return nil, fmt.Errorf("%w: %s of %s", ErrNotImplemented, f, in)
+			return nil, fmt.Errorf("%w: %s of a %s value: CAST the argument to SIGNED or UNSIGNED", ErrNotImplemented, strings.ToUpper(f), hive.SQLTypeName(in))
 		}
 		return &bitState{fn: f}, nil
 	}
-	return nil, fmt.Errorf("%w: aggregate function %s", ErrNotImplemented, fn)
+	return nil, fmt.Errorf("%w: the aggregate function %s (SHOW BUILTINS lists the aggregates fsql has)", ErrNotImplemented, fn)
 }
 
 // newNullArgState is the state of fn over an argument of the NULL type
@@ -168,7 +169,7 @@ func newNullArgState(fn string, res arrow.DataType) (aggState, error) {
 	case "bit_and", "bit_or", "bit_xor":
 		return nullArg{&bitState{fn: fn}}, nil
 	}
-	return nil, fmt.Errorf("%w: aggregate function %s", ErrNotImplemented, fn)
+	return nil, fmt.Errorf("%w: the aggregate function %s (SHOW BUILTINS lists the aggregates fsql has)", ErrNotImplemented, fn)
 }
 
 // nullArg wraps a state whose raw argument is of the NULL type.
@@ -431,7 +432,7 @@ func (s *decSumState) final(alloc memory.Allocator, n int) (arrow.Array, error) 
 		}
 		return fixedArray(alloc, r, out, valid), nil
 	}
-	return nil, fmt.Errorf("%w: exact sum/avg with result type %s", ErrNotImplemented, s.res)
+	return nil, fmt.Errorf("%w: an exact SUM/AVG with the result type %s: CAST the argument to DECIMAL or DOUBLE", ErrNotImplemented, hive.SQLTypeName(s.res))
 }
 
 // rescaleDecimal changes the scale of v, rounding half away from zero when
@@ -733,7 +734,7 @@ func newMinMax(dt arrow.DataType, isMax bool) (aggState, error) {
 			return &strMinMaxState{dt: dt, isMax: isMax, coll: c}, nil
 		}
 	}
-	return nil, fmt.Errorf("%w: min/max of %s", ErrNotImplemented, dt)
+	return nil, fmt.Errorf("%w: MIN/MAX of a %s value: CAST it to a string, number or date first", ErrNotImplemented, hive.SQLTypeName(dt))
 }
 
 type fixedOrdered interface {
@@ -959,7 +960,7 @@ func stringArray(alloc memory.Allocator, dt arrow.DataType, vals []string, valid
 	case *array.BinaryViewBuilder:
 		x.AppendStringValues(vals, valid)
 	default:
-		return nil, fmt.Errorf("%w: building %s values", ErrNotImplemented, dt)
+		return nil, fmt.Errorf("%w: aggregate values of the type %s: CAST the argument to a string or number", ErrNotImplemented, hive.SQLTypeName(dt))
 	}
 	return b.NewArray(), nil
 }

@@ -62,7 +62,7 @@ func (e *Expand) Open(tc *TaskContext, inputs []Stream) (Stream, error) {
 		return nil, fmt.Errorf("%w: Expand wants 1 input, got %d", ErrInternal, len(inputs))
 	}
 	if len(e.Exprs) > 62 {
-		return nil, fmt.Errorf("%w: more than 62 grouping expressions", ErrNotImplemented)
+		return nil, fmt.Errorf("%w: WITH ROLLUP or GROUPING() over %d GROUP BY expressions (fsql's limit is 62): group by fewer", ErrNotImplemented, len(e.Exprs))
 	}
 	ids := make([]int64, len(e.Sets))
 	in := make([][]bool, len(e.Sets))

@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/fsql-dev/fsql/connectors/hive"
 	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/exec/expr"
 	"github.com/fsql-dev/fsql/exec/kernels"
@@ -314,7 +315,7 @@ func varLen(c arrow.Array) (func(int) int, error) {
 	case *expr.CollatedArray:
 		return varLen(a.Storage())
 	}
-	return nil, fmt.Errorf("%w: keys of type %s", ErrNotImplemented, c.DataType())
+	return nil, fmt.Errorf("%w: a join, GROUP BY, DISTINCT or PARTITION BY key of the type %s: CAST it to a string or number", ErrNotImplemented, hive.SQLTypeName(c.DataType()))
 }
 
 func varBytes(c arrow.Array) (func(int) string, error) {
@@ -335,7 +336,7 @@ func varBytes(c arrow.Array) (func(int) string, error) {
 		// The strings themselves; comparisons use the collation's keys.
 		return varBytes(a.Storage())
 	}
-	return nil, fmt.Errorf("%w: keys of type %s", ErrNotImplemented, c.DataType())
+	return nil, fmt.Errorf("%w: a join, GROUP BY, DISTINCT or PARTITION BY key of the type %s: CAST it to a string or number", ErrNotImplemented, hive.SQLTypeName(c.DataType()))
 }
 
 // intKeyType reports whether a single key of this type takes the integer
@@ -407,7 +408,7 @@ func newRowCmp(c arrow.Array, desc, nullsFirst bool) (rowCmp, error) {
 		return func(int, int) int { return 0 }, nil
 	case arrow.EXTENSION:
 		if expr.CollationOf(c.DataType()) == nil {
-			return nil, fmt.Errorf("%w: ordering by type %s", ErrNotImplemented, c.DataType())
+			return nil, fmt.Errorf("%w: ORDER BY a value of the type %s: CAST it to a string, number or date", ErrNotImplemented, hive.SQLTypeName(c.DataType()))
 		}
 		// Order by the collation's keys.
 		keys := expr.Keys(memory.DefaultAllocator, c).(*array.Binary)
@@ -450,7 +451,7 @@ func newRowCmp(c arrow.Array, desc, nullsFirst bool) (rowCmp, error) {
 	default:
 		vb, err := varBytes(c)
 		if err != nil {
-			return nil, fmt.Errorf("%w: ordering by type %s", ErrNotImplemented, c.DataType())
+			return nil, fmt.Errorf("%w: ORDER BY a value of the type %s: CAST it to a string, number or date", ErrNotImplemented, hive.SQLTypeName(c.DataType()))
 		}
 		base = func(i, j int) int { return strings.Compare(vb(i), vb(j)) }
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/fsql-dev/fsql/connectors/hive"
 	"github.com/fsql-dev/fsql/exec/expr"
 )
 
@@ -48,7 +49,7 @@ func newMergeKey(dt arrow.DataType, n int, desc, nullsFirst bool) (mergeKey, err
 		return nullMergeKey{}, nil
 	case arrow.EXTENSION:
 		if expr.CollationOf(dt) == nil {
-			return nil, fmt.Errorf("%w: ordering by type %s", ErrNotImplemented, dt)
+			return nil, fmt.Errorf("%w: ORDER BY a value of the type %s: CAST it to a string, number or date", ErrNotImplemented, hive.SQLTypeName(dt))
 		}
 		return &collMergeKey{mergeBase: base, keys: make([]*array.Binary, n)}, nil
 	case arrow.INT8:
@@ -78,7 +79,7 @@ func newMergeKey(dt arrow.DataType, n int, desc, nullsFirst bool) (mergeKey, err
 	case arrow.STRING, arrow.LARGE_STRING, arrow.STRING_VIEW, arrow.BINARY, arrow.LARGE_BINARY, arrow.BINARY_VIEW:
 		return &strMergeKey{mergeBase: base, vals: make([]func(int) string, n)}, nil
 	}
-	return nil, fmt.Errorf("%w: ordering by type %s", ErrNotImplemented, dt)
+	return nil, fmt.Errorf("%w: ORDER BY a value of the type %s: CAST it to a string, number or date", ErrNotImplemented, hive.SQLTypeName(dt))
 }
 
 // mergeBase holds the validity of each source's key column and orders

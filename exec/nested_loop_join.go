@@ -47,7 +47,7 @@ func (j *NestedLoopJoin) Open(tc *TaskContext, inputs []Stream) (Stream, error) 
 	switch j.Type {
 	case InnerJoin, LeftJoin, SemiJoin, AntiJoin:
 	default:
-		return nil, fmt.Errorf("%w: %s nested loop join", ErrNotImplemented, j.Type)
+		return nil, fmt.Errorf("%w: a %s join without an equality between its sides (fsql runs such joins for INNER, LEFT, EXISTS and NOT EXISTS): add an equality to ON, or write it as a LEFT JOIN", ErrNotImplemented, j.Type)
 	}
 	s := newJoinStream(tc, j.asHashJoin(), inputs, "nested loop join build")
 	s.cross = true

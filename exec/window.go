@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/fsql-dev/fsql/connectors/hive"
 	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/exec/expr"
 )
@@ -177,7 +178,7 @@ func (w *Window) Open(tc *TaskContext, inputs []Stream) (Stream, error) {
 	for _, f := range w.Funcs {
 		fn := strings.ToLower(f.Fn)
 		if _, ok := windowFuncKinds[fn]; !ok {
-			return nil, fmt.Errorf("%w: window function %s", ErrNotImplemented, f.Fn)
+			return nil, fmt.Errorf("%w: the window function %s (SHOW BUILTINS lists the window functions fsql has)", ErrNotImplemented, f.Fn)
 		}
 		switch fn {
 		case "row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile", "count_star":
@@ -1022,7 +1023,7 @@ func crossCmp(a, b arrow.Array) (func(i, j int) int, error) {
 		av, bv := a.(*array.Decimal128), b.(*array.Decimal128)
 		return func(i, j int) int { return av.Value(i).Cmp(bv.Value(j)) }, nil
 	}
-	return nil, fmt.Errorf("%w: RANGE frame offsets over a %s key", ErrNotImplemented, a.DataType())
+	return nil, fmt.Errorf("%w: a RANGE frame offset over a %s ORDER BY key: order by a number, DATE or DATETIME, or use ROWS", ErrNotImplemented, hive.SQLTypeName(a.DataType()))
 }
 
 func orderedCross[T fixedOrdered](a, b []T) func(i, j int) int {

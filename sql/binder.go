@@ -103,7 +103,7 @@ func (b *Binder) BindEnv(ctx context.Context, stmt ast.StmtNode, env Env) (*Stat
 	b.ctx, b.relations, b.env = ctx, 0, env
 	defer func() { b.ctx, b.env, b.params, b.markerIndex = nil, Env{}, nil, nil }()
 	into := detachOutfile(stmt)
-	markers, err := checkStatement(stmt)
+	markers, err := checkStatement(stmt, env.Source)
 	if err != nil {
 		return nil, err
 	}
@@ -210,7 +210,7 @@ func (b *Binder) bindQuery(rs ast.ResultSetNode, outer *scope) (*bound, error) {
 	case *ast.SubqueryExpr:
 		return b.bindQuery(n.Query, outer)
 	}
-	return nil, fmt.Errorf("%w: query form %T", exec.ErrNotImplemented, rs)
+	return nil, errs.New(errs.Unsupported, "the query form %T: write a SELECT, a UNION/INTERSECT/EXCEPT of SELECTs, or a parenthesized one", rs)
 }
 
 func (b *Binder) pushCTEs(w *ast.WithClause) error {
@@ -218,7 +218,7 @@ func (b *Binder) pushCTEs(w *ast.WithClause) error {
 		return nil
 	}
 	if w.IsRecursive {
-		return fmt.Errorf("%w: WITH RECURSIVE", exec.ErrNotImplemented)
+		return b.errAtWords("WITH RECURSIVE", errs.Unsupported, "WITH RECURSIVE: fsql's CTEs cannot refer to themselves; write the levels out as joins or UNION ALL of fixed depth")
 	}
 	m := map[string]*ast.CommonTableExpression{}
 	b.ctes = append(b.ctes, m)
@@ -271,7 +271,7 @@ func (b *Binder) bindSetOpr(n *ast.SetOprStmt, outer *scope) (*bound, error) {
 			after = sel.AfterSetOperator
 			q, err = b.bindSetOpr(&ast.SetOprStmt{SelectList: sel, OrderBy: sel.OrderBy, Limit: sel.Limit, With: sel.With}, outer)
 		default:
-			err = fmt.Errorf("%w: set operand %T", exec.ErrNotImplemented, s)
+			err = errs.New(errs.Unsupported, "the operand %T of a set operation: write SELECTs joined by UNION, INTERSECT or EXCEPT", s)
 		}
 		if err != nil {
 			return nil, err
@@ -283,7 +283,7 @@ func (b *Binder) bindSetOpr(n *ast.SetOprStmt, outer *scope) (*bound, error) {
 			switch *after {
 			case ast.Union, ast.UnionAll, ast.Intersect, ast.Except:
 			default:
-				return nil, fmt.Errorf("%w: %s (supported: UNION [ALL], INTERSECT, EXCEPT)", exec.ErrNotImplemented, after.String())
+				return nil, b.errAtWords(after.String(), errs.Unsupported, "%s: fsql has UNION [ALL], INTERSECT and EXCEPT (INTERSECT ALL and EXCEPT ALL keep duplicates, which fsql does not; count them with GROUP BY and join the counts)", after.String())
 			}
 			ops = append(ops, *after)
 		}
@@ -485,7 +485,7 @@ func zeroOf(t arrow.DataType) (expr.Expr, error) {
 	case arrow.NULL:
 		return expr.NewLiteral(int64(0), arrow.PrimitiveTypes.Int64), nil
 	}
-	return nil, fmt.Errorf("%w: INTERSECT/EXCEPT over a %s column", exec.ErrNotImplemented, t)
+	return nil, errs.New(errs.Unsupported, "INTERSECT/EXCEPT over a %s column: CAST it to a string or number in each SELECT", hive.SQLTypeName(t))
 }
 
 // statementKind names a statement the binder does not run, for its

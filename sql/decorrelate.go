@@ -5,6 +5,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/exec"
 	"github.com/fsql-dev/fsql/exec/expr"
 	"github.com/fsql-dev/fsql/planner"
@@ -318,7 +319,7 @@ func (f *flattener) flatten(p planner.Plan) (flat, error) {
 	case *planner.Union:
 		return f.union(n)
 	}
-	return flat{}, fmt.Errorf("%w: correlated subquery over %s (a reference to the outer query in a constant row or under a subquery guard)", exec.ErrNotImplemented, nodeName(p))
+	return flat{}, errs.New(errs.Unsupported, "a correlated subquery over %s (a reference to the outer query in a constant row or under a subquery guard): move the outer reference into the subquery's WHERE", nodeName(p))
 }
 
 func nodeName(p planner.Plan) string {

@@ -3,7 +3,7 @@ package sql
 import (
 	"fmt"
 
-	"github.com/fsql-dev/fsql/exec"
+	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/exec/expr"
 	"github.com/fsql-dev/fsql/planner"
 )
@@ -14,7 +14,7 @@ import (
 // COUNT reading 0 where D has no group (the COUNT bug).
 func (f *flattener) aggregate(n *planner.Aggregate) (flat, error) {
 	if n.Rollup {
-		return flat{}, fmt.Errorf("%w: ROLLUP in a correlated subquery", exec.ErrNotImplemented)
+		return flat{}, errs.New(errs.Unsupported, "ROLLUP in a correlated subquery: compute the rollup in a derived table grouped by the correlated columns too, and join it")
 	}
 	c, err := f.flatten(n.Child)
 	if err != nil {

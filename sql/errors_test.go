@@ -80,10 +80,10 @@ table t (a int, b bigint, s varchar, d date)
 		{"select (select a, b from t) from t", errs.ErOperandColumns, "the scalar subquery returns 2 columns, expected 1", 8},
 		{"with x (p, q) as (select a from t) select * from x", errs.ErViewWrongList, "x names 2 columns but its query returns 1", 0},
 		// Literals and types.
-		{"select cast(a as decimal(70, 2)) from t", errs.ErTooBigPrecision, "the precision is at most 65", 0},
-		{"select cast(a as decimal(5, 6)) from t", errs.ErMBiggerThanD, "the scale must not exceed the precision", 0},
-		{"select cast(a as decimal(50, 2)) from t", errs.ErNotSupportedYet, "fsql's DECIMAL holds at most 38 digits", 0},
-		{"select 1234567890123456789012345678901234567890.5", errs.ErNotSupportedYet, "has more than 38 digits", 0},
+		{"select cast(a as decimal(70, 2)) from t", errs.ErTooBigPrecision, "the precision is at most 65", 8},
+		{"select cast(a as decimal(5, 6)) from t", errs.ErMBiggerThanD, "the scale must not exceed the precision", 8},
+		{"select cast(a as decimal(50, 2)) from t", errs.ErNotSupportedYet, "fsql's DECIMAL holds at most 38 digits", 8},
+		{"select 1234567890123456789012345678901234567890.5", errs.ErNotSupportedYet, "has more than 38 digits", 8},
 		{"select timestampadd(day, 1)", errs.ErParseError, "", -1}, // the parser checks most argument counts itself
 	} {
 		stmts, err := sql.Parse(c.q)

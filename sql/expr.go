@@ -120,7 +120,11 @@ func (b *Binder) bindExpr(n ast.ExprNode, c *exprCtx) (expr.Expr, error) {
 	case *driver.ParamMarkerExpr:
 		return b.param(x)
 	case *driver.ValueExpr:
-		return literal(x)
+		lit, err := literal(x)
+		if e, ok := err.(*errs.Error); ok {
+			return nil, placed(b.env.Source, exprOffset(x), e)
+		}
+		return lit, err
 	case *ast.AggregateFuncExpr:
 		if c.agg == nil {
 			return nil, errs.New(errs.ErInvalidGroupFuncUse, "aggregate %s is not allowed here", restore(x))
@@ -211,7 +215,8 @@ func (b *Binder) bindExpr(n ast.ExprNode, c *exprCtx) (expr.Expr, error) {
 		return b.call("not", e)
 	case *ast.PatternInExpr:
 		if x.Sel != nil {
-			return b.bindInSubquery(x, c)
+			e, err := b.bindInSubquery(x, c)
+			return e, b.within(x, err)
 		}
 		args := []expr.Expr{}
 		v, err := b.bindExpr(x.Expr, c)
@@ -259,6 +264,9 @@ func (b *Binder) bindExpr(n ast.ExprNode, c *exprCtx) (expr.Expr, error) {
 			return nil, err
 		}
 		t, err := castType(x)
+		if e, ok := err.(*errs.Error); ok {
+			err = placed(b.env.Source, exprOffset(x), e)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -293,9 +301,11 @@ func (b *Binder) bindExpr(n ast.ExprNode, c *exprCtx) (expr.Expr, error) {
 	case *ast.FuncCallExpr:
 		return b.bindFunc(x, c)
 	case *ast.SubqueryExpr:
-		return b.bindScalarSubquery(x, c)
+		e, err := b.bindScalarSubquery(x, c)
+		return e, b.within(x, err)
 	case *ast.ExistsSubqueryExpr:
-		return b.bindExists(x, c)
+		e, err := b.bindExists(x, c)
+		return e, b.within(x, err)
 	case *ast.CompareSubqueryExpr:
 		return nil, b.errAt(x, errs.Unsupported, "a comparison with ANY/SOME/ALL (subquery) in %s: write x IN (subquery), NOT IN, EXISTS, or compare with (SELECT MIN(...)) or (SELECT MAX(...))", restore(x))
 	case *ast.DefaultExpr, *ast.VariableExpr, *ast.RowExpr, *ast.PatternRegexpExpr:
@@ -404,7 +414,7 @@ func columnText(n *ast.ColumnName) string { return qualified(n.Table.O, n.Name.O
 // would need converting, so it fails rather than be read as UTF-8.
 func literal(v *driver.ValueExpr) (expr.Expr, error) {
 	if cs := v.Type.GetCharset(); !utf8Charset(cs) {
-		return nil, fmt.Errorf("%w: a literal in character set %s (%s)", exec.ErrNotImplemented, cs, restore(v))
+		return nil, errs.New(errs.Unsupported, "a literal in character set %s (%s): fsql's strings are utf8mb4; drop the introducer", cs, restore(v))
 	}
 	switch x := v.GetValue().(type) {
 	case nil:
@@ -413,7 +423,7 @@ func literal(v *driver.ValueExpr) (expr.Expr, error) {
 		return expr.NewLiteral(x, arrow.PrimitiveTypes.Int64), nil
 	case uint64:
 		if x > 1<<63-1 {
-			return nil, fmt.Errorf("%w: integer literal %d is out of range", exec.ErrNotImplemented, x)
+			return nil, errs.New(errs.Unsupported, "the integer literal %d is past BIGINT (fsql has BIGINT UNSIGNED only from data and CASTs): write it as a decimal, %d.0, or CAST('%d' AS UNSIGNED)", x, x, x)
 		}
 		return expr.NewLiteral(int64(x), arrow.PrimitiveTypes.Int64), nil
 	case float64:
@@ -425,7 +435,7 @@ func literal(v *driver.ValueExpr) (expr.Expr, error) {
 	case *driver.MyDecimal:
 		return decimalLiteral(x.String())
 	}
-	return nil, fmt.Errorf("%w: literal %v", exec.ErrNotImplemented, v.GetValue())
+	return nil, errs.New(errs.Unsupported, "the literal %s: write a number, a string or a DATE/TIMESTAMP/TIME literal", restore(v))
 }
 
 // decimalLiteral types "12.50" as DECIMAL(4,2), as MySQL does.
@@ -467,7 +477,7 @@ func utf8Charset(cs string) bool {
 func castType(x *ast.FuncCastExpr) (arrow.DataType, error) {
 	tp := x.Tp
 	if cs := tp.GetCharset(); !utf8Charset(cs) {
-		return nil, fmt.Errorf("%w: CAST to character set %s", exec.ErrNotImplemented, cs)
+		return nil, errs.New(errs.Unsupported, "CAST to character set %s in %s: fsql's strings are utf8mb4; write CAST(x AS CHAR)", cs, restore(x))
 	}
 	switch tp.GetType() {
 	case mysql.TypeLonglong, mysql.TypeLong, mysql.TypeShort, mysql.TypeTiny, mysql.TypeInt24:
@@ -503,11 +513,11 @@ func castType(x *ast.FuncCastExpr) (arrow.DataType, error) {
 	case mysql.TypeVarchar, mysql.TypeVarString, mysql.TypeString, mysql.TypeBlob:
 		if tp.GetCharset() == "binary" && tp.GetFlen() >= 0 {
 			// MySQL pads BINARY(n) with zero bytes.
-			return nil, fmt.Errorf("%w: CAST to BINARY(%d)", exec.ErrNotImplemented, tp.GetFlen())
+			return nil, errs.New(errs.Unsupported, "CAST to BINARY(%d) in %s (MySQL pads it with zero bytes): write CAST(x AS BINARY)", tp.GetFlen(), restore(x))
 		}
 		return arrow.BinaryTypes.String, nil
 	}
-	return nil, fmt.Errorf("%w: CAST to %s", exec.ErrNotImplemented, tp.String())
+	return nil, errs.New(errs.Unsupported, "CAST to %s in %s: fsql casts to SIGNED, UNSIGNED, DECIMAL, DOUBLE, FLOAT, CHAR, BINARY, DATE, DATETIME and TIME", tp.String(), restore(x))
 }
 
 // positionOf reports whether n is a position (ORDER BY 2).

@@ -26,7 +26,7 @@ func (b *Binder) bindFrom(n ast.ResultSetNode, outer *scope) (planner.Plan, erro
 			return b.bindFrom(x.Left, outer)
 		}
 		if x.NaturalJoin {
-			return nil, errs.New(errs.Unsupported, "NATURAL JOIN: write JOIN ... USING (the columns both sides share)")
+			return nil, b.errAtWords("NATURAL", errs.Unsupported, "NATURAL JOIN: write JOIN ... USING (the columns both sides share)")
 		}
 		left, err := b.bindFrom(x.Left, outer)
 		if err != nil {

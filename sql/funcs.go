@@ -165,14 +165,22 @@ func Builtins() [][2]string {
 	return out
 }
 
-// unknownFunction is the error for a name the registry does not have,
-// with the closest names it does have.
-func unknownFunction(name, where string) error {
+// unknownFunction is the error for a name the registry does not have, at
+// the call (when its position is known), with the closest names it does
+// have.
+func unknownFunction(name, where string, at *errs.Position) error {
 	msg := fmt.Sprintf("unknown function %s in %s", name, where)
+	if at != nil {
+		msg += " at " + at.String()
+	}
 	if s := suggestFunctions(name); len(s) > 0 {
 		msg += "; did you mean " + strings.Join(s, " or ") + "?"
 	}
-	return errs.New(errs.ErSpDoesNotExist, "%s (SHOW BUILTINS lists the functions fsql has)", msg)
+	e := errs.New(errs.ErSpDoesNotExist, "%s (SHOW BUILTINS lists the functions fsql has)", msg)
+	if at != nil {
+		e = e.At(*at)
+	}
+	return e
 }
 
 // suggestFunctions returns the visible function names nearest to name
@@ -193,7 +201,7 @@ func (b *Binder) bindFunc(x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
 	name := x.FnName.L
 	f, ok := builtins[name]
 	if !ok {
-		return nil, unknownFunction(x.FnName.O, restore(x))
+		return nil, unknownFunction(x.FnName.O, restore(x), b.pos(exprOffset(x)))
 	}
 	switch {
 	case f.bind != nil:

@@ -80,8 +80,8 @@ func TestSuggestions(t *testing.T) {
 			t.Errorf("Distance(%q, %q) = %d, want %d", c.a, c.b, d, c.d)
 		}
 	}
-	err := unknownFunction("sqtr", "sqtr(a)")
-	if !errors.Is(err, errs.ErSpDoesNotExist) || !strings.Contains(err.Error(), "did you mean sqrt?") {
+	err := unknownFunction("sqtr", "sqtr(a)", &errs.Position{Line: 1, Column: 8, Offset: 7})
+	if !errors.Is(err, errs.ErSpDoesNotExist) || !strings.Contains(err.Error(), "sqtr(a) at line 1 column 8; did you mean sqrt?") || errs.PositionOf(err) == nil {
 		t.Errorf("unknownFunction: %v", err)
 	}
 }

@@ -71,8 +71,11 @@ func (s *scope) column(i int) *expr.Column {
 // pos is the position of a byte offset into the statement's source
 // (lines and columns count from 1, columns in characters), or nil when
 // the binder has no source.
-func (b *Binder) pos(offset int) *errs.Position {
-	src := b.env.Source
+func (b *Binder) pos(offset int) *errs.Position { return positionIn(b.env.Source, offset) }
+
+// positionIn is the position of a byte offset into src, or nil when
+// there is no source or the offset is outside it.
+func positionIn(src string, offset int) *errs.Position {
 	if src == "" || offset < 0 || offset > len(src) {
 		return nil
 	}
@@ -105,13 +108,45 @@ func (b *Binder) atPos(e *errs.Error, offset int) *errs.Error {
 // offsets or ORDER BY positions, which read 0: no statement starts with
 // an expression, so 0 is "not recorded").
 func (b *Binder) errAt(n ast.Node, c errs.Class, format string, args ...any) *errs.Error {
-	e := errs.New(c, format, args...)
-	x, ok := n.(ast.ExprNode)
-	if !ok || x.OriginTextPosition() <= 0 {
-		return e
+	return placed(b.env.Source, exprOffset(n), errs.New(c, format, args...))
+}
+
+// errAtWords is errs.New(c, format, args...) about a clause, at the
+// first place the statement has words (see keywordOffset), which the
+// message then ends with: the parser records no positions for clauses.
+func (b *Binder) errAtWords(words string, c errs.Class, format string, args ...any) *errs.Error {
+	return placed(b.env.Source, keywordOffset(b.env.Source, strings.Fields(words)...), errs.New(c, format, args...))
+}
+
+// within gives an unsupported construct found inside expression n (a
+// subquery: decorrelation works on plans, which keep no positions) n's
+// position, the nearest one the parser recorded; err is returned as is
+// when it has a position or is of another kind.
+func (b *Binder) within(n ast.Node, err error) error {
+	if err == nil || errs.KindOf(err) != errs.Unsupported || errs.PositionOf(err) != nil {
+		return err
 	}
-	p := b.pos(x.OriginTextPosition())
-	if p == nil {
+	e, ok := err.(*errs.Error)
+	if !ok {
+		e = errs.Wrap(errs.Unsupported, "%w", err)
+	}
+	return placed(b.env.Source, exprOffset(n), e)
+}
+
+// exprOffset is where the parser recorded expression n starts, or -1 (for
+// a node that is no expression, or one without a recorded start).
+func exprOffset(n ast.Node) int {
+	if x, ok := n.(ast.ExprNode); ok && x.OriginTextPosition() > 0 {
+		return x.OriginTextPosition()
+	}
+	return -1
+}
+
+// placed returns e at byte offset off of src, its message ending with
+// the position, when off is in src and e has no position yet.
+func placed(src string, off int, e *errs.Error) *errs.Error {
+	p := positionIn(src, off)
+	if p == nil || e.Pos != nil {
 		return e
 	}
 	e = e.At(*p)

@@ -7,7 +7,6 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"github.com/fsql-dev/fsql/errs"
-	"github.com/fsql-dev/fsql/exec"
 	"github.com/fsql-dev/fsql/exec/expr"
 	"github.com/fsql-dev/fsql/planner"
 )
@@ -64,7 +63,7 @@ func (b *Binder) bindSelect(sel *ast.SelectStmt, outer *scope) (*bound, error) {
 	}
 	defer b.popCTEs(sel.With)
 	if sel.Kind != ast.SelectStmtKindSelect {
-		return nil, fmt.Errorf("%w: %v statement", exec.ErrNotImplemented, sel.Kind)
+		return nil, errs.New(errs.Unsupported, "the %v statement: write a SELECT", sel.Kind)
 	}
 
 	// FROM
@@ -101,7 +100,7 @@ func (b *Binder) bindSelect(sel *ast.SelectStmt, outer *scope) (*bound, error) {
 		}
 		plan, actx = p, a
 	} else if sel.Having != nil {
-		return nil, fmt.Errorf("%w: HAVING without GROUP BY or aggregates", exec.ErrNotImplemented)
+		return nil, b.errAt(sel.Having.Expr, errs.Unsupported, "HAVING without GROUP BY or aggregates: write the condition in WHERE (a select alias there is its expression)")
 	}
 	cur := &exprCtx{sc: newScope(plan.Schema(), outer), agg: actx}
 	if actx != nil && subqueryAfterGrouping(sel) {

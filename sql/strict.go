@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -264,7 +265,7 @@ var astFields = map[reflect.Type]map[string]fieldRule{
 		"Name":          bind(),
 		"Query":         bind(),
 		"ColNameList":   bind(),
-		"IsRecursive":   reject("WITH RECURSIVE"),
+		"IsRecursive":   reject("WITH RECURSIVE (fsql's CTEs cannot refer to themselves: write the levels out, joined, for a fixed depth)"),
 		"ConsumerCount": internal(),
 	},
 	typeOf[ast.WindowSpec](): {
@@ -423,13 +424,14 @@ const (
 // checkStatement enforces astFields and the limits on a whole statement
 // before it is bound. It returns the statement's parameter markers in
 // the order they appear.
-func checkStatement(stmt ast.Node) ([]*driver.ParamMarkerExpr, error) {
-	c := &checker{}
+func checkStatement(stmt ast.Node, src string) ([]*driver.ParamMarkerExpr, error) {
+	c := &checker{src: src}
 	stmt.Accept(c)
 	return c.markers, c.err
 }
 
 type checker struct {
+	src     string // the statement's text, for positions
 	nodes   []ast.Node
 	levels  []int
 	markers []*driver.ParamMarkerExpr
@@ -455,8 +457,69 @@ func (c *checker) Enter(n ast.Node) (ast.Node, bool) {
 	if m, ok := n.(*driver.ParamMarkerExpr); ok {
 		c.markers = append(c.markers, m)
 	}
-	c.err = checkNode(n)
+	if err := checkNode(n); err != nil {
+		c.err = c.place(n, err)
+	}
 	return n, c.err != nil
+}
+
+// place gives an error of checkNode about n a position: n's own when n
+// is an expression the parser recorded the start of, else where the
+// error's clause starts (clauseError), else the innermost enclosing
+// expression's.
+func (c *checker) place(n ast.Node, err error) error {
+	off := exprOffset(n)
+	var ce *clauseError
+	if off < 0 && errors.As(err, &ce) {
+		off = ce.offset(c.src)
+	}
+	for i := len(c.nodes) - 1; off < 0 && i >= 0; i-- {
+		off = exprOffset(c.nodes[i])
+	}
+	return placed(c.src, off, errs.Wrap(errs.Unsupported, "%w", err))
+}
+
+// clauseError is an error about a clause, with where the clause starts
+// in the statement's text (the parser records positions of expressions
+// only).
+type clauseError struct {
+	err    error
+	offset func(src string) int // -1: not found
+}
+
+func (e *clauseError) Error() string { return e.err.Error() }
+func (e *clauseError) Unwrap() error { return e.err }
+
+// atWords is err about the clause that starts with one of the keyword
+// sequences alts ("FOR UPDATE", "LOCK IN SHARE MODE").
+func atWords(err error, alts ...string) error {
+	return &clauseError{err: err, offset: func(src string) int {
+		for _, a := range alts {
+			if off := keywordOffset(src, strings.Fields(a)...); off >= 0 {
+				return off
+			}
+		}
+		return -1
+	}}
+}
+
+// atOffset is err at a known offset (an expression's).
+func atOffset(err error, off int) error {
+	return &clauseError{err: err, offset: func(string) int { return off }}
+}
+
+// clauseWords are the leading upper-case words of a clause's name
+// ("AS OF TIMESTAMP" of "AS OF TIMESTAMP", "PARTITION" of "PARTITION (...)
+// selection"): the keywords that start it in a statement.
+func clauseWords(clause string) string {
+	var words []string
+	for _, w := range strings.Fields(clause) {
+		if w != strings.ToUpper(w) || strings.Trim(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_") != "" {
+			break
+		}
+		words = append(words, w)
+	}
+	return strings.Join(words, " ")
 }
 
 func (c *checker) Leave(n ast.Node) (ast.Node, bool) {
@@ -505,7 +568,7 @@ func checkNode(n ast.Node) error {
 	case *ast.GroupByClause:
 		for _, it := range x.Items {
 			if !it.NullOrder { // ASC or DESC was written
-				return fmt.Errorf("%w: ASC/DESC after a GROUP BY item, in %s: MySQL 8.0 removed the sorted GROUP BY; sort with ORDER BY", exec.ErrNotImplemented, snippet(it))
+				return atOffset(errs.New(errs.Unsupported, "ASC/DESC after a GROUP BY item, in %s: MySQL 8.0 removed the sorted GROUP BY; sort with ORDER BY", snippet(it)), exprOffset(it.Expr))
 			}
 		}
 	case *ast.SetOprStmt:
@@ -531,7 +594,7 @@ func checkFields(n ast.Node, v reflect.Value) error {
 		switch r.use {
 		case useRejected:
 			if !isEmpty(f) {
-				return fmt.Errorf("%w: %s, in %s", exec.ErrNotImplemented, r.clause, snippet(n))
+				return atWords(errs.New(errs.Unsupported, "%s, in %s", r.clause, snippet(n)), clauseWords(r.clause))
 			}
 		case useChecked:
 			if r.check != nil {
@@ -591,16 +654,16 @@ func selectKind(v reflect.Value) error {
 	case ast.SelectStmtKindSelect:
 		return nil
 	case ast.SelectStmtKindTable:
-		return fmt.Errorf("%w: the TABLE statement (write SELECT * FROM ...)", exec.ErrNotImplemented)
+		return atWords(errs.New(errs.Unsupported, "the TABLE statement: write SELECT * FROM t"), "TABLE")
 	case ast.SelectStmtKindValues:
-		return fmt.Errorf("%w: the VALUES statement", exec.ErrNotImplemented)
+		return atWords(errs.New(errs.Unsupported, "the VALUES statement: write SELECT 1, 2 UNION ALL SELECT 3, 4"), "VALUES")
 	}
-	return fmt.Errorf("%w: SELECT statement kind %d", exec.ErrNotImplemented, k)
+	return errs.New(errs.Unsupported, "a SELECT statement of the parser's kind %d: write a plain SELECT", k)
 }
 
 func partitionKind(v reflect.Value) error {
 	if t, _ := v.Interface().(ast.PartitionType); t != ast.PartitionTypeKey {
-		return errs.New(errs.Unsupported, "PARTITION BY %s: fsql takes PARTITION BY KEY (col, ...), which names the Hive partition columns (folders col=value/)", strings.ToUpper(t.String()))
+		return atWords(errs.New(errs.Unsupported, "PARTITION BY %s: fsql takes PARTITION BY KEY (col, ...), which names the Hive partition columns (folders col=value/)", strings.ToUpper(t.String())), "PARTITION BY")
 	}
 	return nil
 }
@@ -609,7 +672,7 @@ func partitionKind(v reflect.Value) error {
 // clause has none: a folder per value is not a fixed count.
 func partitionCount(v reflect.Value) error {
 	if v.Uint() > 1 {
-		return errs.New(errs.Unsupported, "PARTITIONS %d: fsql makes one folder per partition value (PARTITION BY KEY (col, ...) alone)", v.Uint())
+		return atWords(errs.New(errs.Unsupported, "PARTITIONS %d: fsql makes one folder per partition value (PARTITION BY KEY (col, ...) alone)", v.Uint()), "PARTITIONS")
 	}
 	return nil
 }
@@ -619,7 +682,7 @@ func explainFormat(v reflect.Value) error {
 	case "", "row":
 		return nil
 	default:
-		return fmt.Errorf("%w: EXPLAIN FORMAT = '%s' (fsql prints one text format)", exec.ErrNotImplemented, f)
+		return atWords(errs.New(errs.Unsupported, "EXPLAIN FORMAT = '%s' (fsql prints one text format): drop FORMAT", f), "FORMAT")
 	}
 }
 
@@ -628,7 +691,8 @@ func lockInfo(v reflect.Value) error {
 	if li == nil || li.LockType == ast.SelectLockNone {
 		return nil
 	}
-	return fmt.Errorf("%w: %s (fsql reads immutable files and takes no locks; drop the clause)", exec.ErrNotImplemented, strings.ToUpper(lockText(li.LockType)))
+	return atWords(errs.New(errs.Unsupported, "%s (fsql reads immutable files and takes no locks; drop the clause)", strings.ToUpper(lockText(li.LockType))),
+		"FOR UPDATE", "FOR SHARE", "LOCK IN SHARE MODE")
 }
 
 func lockText(t ast.SelectLockType) string {
@@ -649,9 +713,9 @@ func selectInto(v reflect.Value) error {
 	}
 	if into.Tp == ast.SelectIntoOutfile {
 		// detachOutfile took the statement's own; this one is nested.
-		return fmt.Errorf("%w: INTO OUTFILE inside a subquery or a UNION branch (write it after the statement's last SELECT)", exec.ErrNotImplemented)
+		return atWords(errs.New(errs.Unsupported, "INTO OUTFILE inside a subquery or a UNION branch (write it after the statement's last SELECT)"), "INTO OUTFILE")
 	}
-	return fmt.Errorf("%w: SELECT ... %s (fsql writes results with INTO OUTFILE, or fsql --format csv|json)", exec.ErrNotImplemented, what)
+	return atWords(errs.New(errs.Unsupported, "SELECT ... %s (fsql writes results with INTO OUTFILE, or fsql --format csv|json)", what), what, "INTO")
 }
 
 // plainHints choose how a plan runs (join and aggregate algorithms, join
@@ -676,7 +740,8 @@ func hints(v reflect.Value) error {
 	hs, _ := v.Interface().([]*ast.TableOptimizerHint)
 	for _, h := range hs {
 		if !plainHints[h.HintName.L] {
-			return fmt.Errorf("%w: optimizer hint %s (fsql ignores only hints that choose join and aggregate methods, join order or indexes)", exec.ErrNotImplemented, strings.ToUpper(h.HintName.O))
+			err := errs.New(errs.Unsupported, "optimizer hint %s (fsql ignores only hints that choose join and aggregate methods, join order or indexes): drop it", strings.ToUpper(h.HintName.O))
+			return &clauseError{err: err, offset: func(src string) int { return hintOffset(src, h.HintName.L) }}
 		}
 	}
 	return nil
@@ -705,7 +770,9 @@ func showDatabase(v reflect.Value) error {
 // columns; on a base table the binder has nowhere to put them.
 func checkTableSource(ts *ast.TableSource) error {
 	if _, base := ts.Source.(*ast.TableName); base && len(ts.ColumnNames) > 0 {
-		return fmt.Errorf("%w: column names after the alias of table %s", exec.ErrNotImplemented, snippet(ts))
+		name := ts.Source.(*ast.TableName).Name.O
+		err := errs.New(errs.Unsupported, "column names after the alias of table %s: they rename a derived table's columns; for a table, write (SELECT a AS x, b AS y FROM t) AS alias", snippet(ts))
+		return &clauseError{err: err, offset: func(src string) int { return tableOffset(src, name) }}
 	}
 	return nil
 }
@@ -744,8 +811,8 @@ func checkJoinAlias(j *ast.Join) error {
 		return nil
 	}
 	if why, ok := joinWords[ts.AsName.L]; ok {
-		return fmt.Errorf("%w: %s reads %s as an alias of the table before JOIN: %s; use another alias if one was meant",
-			exec.ErrNotImplemented, snippet(ts), strings.ToUpper(ts.AsName.O), why)
+		return atWords(errs.New(errs.Unsupported, "%s reads %s as an alias of the table before JOIN: %s; use another alias if one was meant",
+			snippet(ts), strings.ToUpper(ts.AsName.O), why), ts.AsName.O+" JOIN")
 	}
 	return nil
 }
@@ -780,4 +847,16 @@ func snippet(n ast.Node) string {
 		s = s[:77] + "..."
 	}
 	return "'" + s + "'"
+}
+
+// hintOffset is where the first optimizer hint comment names hint, or -1.
+func hintOffset(src, hint string) int {
+	at := strings.Index(src, "/*+")
+	if at < 0 {
+		return -1
+	}
+	if i := strings.Index(strings.ToLower(src[at:]), hint); i >= 0 {
+		return at + i
+	}
+	return at
 }

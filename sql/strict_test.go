@@ -173,7 +173,7 @@ func TestCheckStatement(t *testing.T) {
 			t.Errorf("%s: %v", c.sql, err)
 			continue
 		}
-		_, err = checkStatement(stmts[0])
+		_, err = checkStatement(stmts[0], "")
 		if c.want == "" {
 			if err != nil {
 				t.Errorf("%s: %v, want it to pass the check", c.sql, err)
@@ -205,7 +205,7 @@ func TestCheckStatement(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
-		if _, err := checkStatement(stmts[0]); err != nil {
+		if _, err := checkStatement(stmts[0], ""); err != nil {
 			t.Errorf("%s: %v", q, err)
 		}
 	}
@@ -246,7 +246,7 @@ func TestLimits(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%.60s: %v", c.sql, err)
 		}
-		_, err = checkStatement(stmts[0])
+		_, err = checkStatement(stmts[0], "")
 		switch {
 		case c.want == "" && err != nil:
 			t.Errorf("%.60s...: %v", c.sql, err)

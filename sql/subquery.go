@@ -401,7 +401,7 @@ func atMostOneRow(q planner.Plan) bool {
 // returns a reference to its value.
 func (b *Binder) bindScalarSubquery(x *ast.SubqueryExpr, c *exprCtx) (expr.Expr, error) {
 	if c.sub == nil {
-		return nil, fmt.Errorf("%w: scalar subquery in this clause (supported in WHERE, HAVING, ORDER BY and the select list; not in ON, GROUP BY or aggregate arguments)", exec.ErrNotImplemented)
+		return nil, b.errAt(x, errs.Unsupported, "the scalar subquery %s in ON, GROUP BY or an aggregate's argument (fsql runs subqueries in WHERE, HAVING, ORDER BY and the select list): compute it in a derived table, FROM (SELECT ...) AS s, and use its column", snippet(x))
 	}
 	sub, err := b.bindQuery(x.Query, c.sc)
 	if err != nil {
@@ -597,7 +597,7 @@ func (b *Binder) inValue(h *subqueryHost, x expr.Expr, q planner.Plan) (expr.Exp
 // three-valued result; correlated, through inValue.
 func (b *Binder) bindInSubquery(x *ast.PatternInExpr, c *exprCtx) (expr.Expr, error) {
 	if c.sub == nil {
-		return nil, fmt.Errorf("%w: IN (subquery) in this clause (supported in WHERE, HAVING, ORDER BY and the select list; not in ON, GROUP BY or aggregate arguments)", exec.ErrNotImplemented)
+		return nil, b.errAt(x, errs.Unsupported, "%s in ON, GROUP BY or an aggregate's argument (fsql runs subqueries in WHERE, HAVING, ORDER BY and the select list): move the condition to WHERE, or compute it in a derived table", snippet(x))
 	}
 	sub, err := b.bindQuery(x.Sel.(*ast.SubqueryExpr).Query, c.sc)
 	if err != nil {
@@ -639,7 +639,7 @@ func (b *Binder) bindInSubquery(x *ast.PatternInExpr, c *exprCtx) (expr.Expr, er
 // never NULL.
 func (b *Binder) bindExists(x *ast.ExistsSubqueryExpr, c *exprCtx) (expr.Expr, error) {
 	if c.sub == nil {
-		return nil, fmt.Errorf("%w: EXISTS in this clause (supported in WHERE, HAVING, ORDER BY and the select list; not in ON, GROUP BY or aggregate arguments)", exec.ErrNotImplemented)
+		return nil, b.errAt(x, errs.Unsupported, "%s in ON, GROUP BY or an aggregate's argument (fsql runs subqueries in WHERE, HAVING, ORDER BY and the select list): move the condition to WHERE, or compute it in a derived table", snippet(x))
 	}
 	sub, err := b.bindQuery(x.Sel.(*ast.SubqueryExpr).Query, c.sc)
 	if err != nil {

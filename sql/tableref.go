@@ -17,7 +17,75 @@ import (
 // the name failed to resolve as a table, so that only misplaces a
 // position, never a message.
 func tableOffset(src, name string) int {
-	prev := ""
+	prev, off := "", -1
+	scanTokens(src, func(t sqlToken) bool {
+		switch t.kind {
+		case tokString:
+			prev = "'"
+			return true
+		case tokPunct:
+			prev = t.text
+			return true
+		}
+		if strings.EqualFold(t.text, name) && takesTableName(prev) && !qualifies(src[t.end:]) {
+			off = t.start
+			return false
+		}
+		prev = strings.ToLower(t.text)
+		if t.kind == tokName {
+			prev = "`" // a quoted name is never a keyword
+		}
+		return true
+	})
+	return off
+}
+
+// keywordOffset is the byte offset of the first place the statement has
+// words in sequence (keywords, compared ignoring case; strings, comments
+// and backquoted names never match), or -1. The parser records no
+// positions for clauses; this finds the keyword that starts one.
+func keywordOffset(src string, words ...string) int {
+	if len(words) == 0 {
+		return -1
+	}
+	var starts []int // offsets where the words matched so far began
+	matched, off := 0, -1
+	scanTokens(src, func(t sqlToken) bool {
+		if t.kind != tokWord || !strings.EqualFold(t.text, words[matched]) {
+			matched, starts = 0, starts[:0]
+			if t.kind != tokWord || !strings.EqualFold(t.text, words[0]) {
+				return true
+			}
+		}
+		starts = append(starts, t.start)
+		if matched++; matched == len(words) {
+			off = starts[0]
+			return false
+		}
+		return true
+	})
+	return off
+}
+
+type tokenKind uint8
+
+const (
+	tokWord   tokenKind = iota // an identifier or keyword
+	tokName                    // a backquoted name (text without the quotes)
+	tokString                  // a quoted string
+	tokPunct                   // any other character
+)
+
+type sqlToken struct {
+	kind       tokenKind
+	text       string
+	start, end int // byte offsets in the source
+}
+
+// scanTokens calls fn with the statement's tokens in order, as MySQL's
+// lexer would split them (strings, comments and backquotes whole;
+// comments are skipped), until fn returns false.
+func scanTokens(src string, fn func(sqlToken) bool) {
 	for i := 0; i < len(src); {
 		c := src[i]
 		switch {
@@ -39,16 +107,19 @@ func tableOffset(src, name string) int {
 			}
 			continue
 		case c == '\'' || c == '"':
+			start := i
 			i = skipQuoted(src, i)
-			prev = "'"
+			if !fn(sqlToken{kind: tokString, text: src[start:i], start: start, end: i}) {
+				return
+			}
 			continue
 		}
 		start := i
-		var word string
+		t := sqlToken{kind: tokWord, start: start}
 		switch r, size := utf8.DecodeRuneInString(src[i:]); {
 		case c == '`':
 			i = skipQuoted(src, i)
-			word = strings.ReplaceAll(strings.TrimSuffix(src[start+1:i], "`"), "``", "`")
+			t.kind, t.text = tokName, strings.ReplaceAll(strings.TrimSuffix(src[start+1:i], "`"), "``", "`")
 		case r == '_' || r == '$' || unicode.IsLetter(r) || unicode.IsDigit(r):
 			for i < len(src) {
 				r, size := utf8.DecodeRuneInString(src[i:])
@@ -57,21 +128,16 @@ func tableOffset(src, name string) int {
 				}
 				i += size
 			}
-			word = src[start:i]
+			t.text = src[start:i]
 		default:
 			i += size
-			prev = src[start:i]
-			continue
+			t.kind, t.text = tokPunct, src[start:i]
 		}
-		if strings.EqualFold(word, name) && takesTableName(prev) && !qualifies(src[i:]) {
-			return start
-		}
-		prev = strings.ToLower(word)
-		if c == '`' {
-			prev = "`" // a quoted name is never a keyword
+		t.end = i
+		if !fn(t) {
+			return
 		}
 	}
-	return -1
 }
 
 // skipQuoted returns the offset after the quoted text starting at i (a

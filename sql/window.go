@@ -103,17 +103,17 @@ func (b *Binder) bindWindow(w *ast.WindowFuncExpr, defs []ast.WindowSpec, plan p
 	reg, known := builtins[name]
 	switch {
 	case !known:
-		return nil, none, unknownFunction(w.Name, restore(w))
+		return nil, none, unknownFunction(w.Name, restore(w), b.pos(exprOffset(w)))
 	case reg.kind == scalarKind, reg.kind == aggregateKind && (reg.noWindow || reg.agg == "any_value"):
 		return nil, none, b.errAt(w, errs.ErParseError, "%s cannot be a window function (in %s)", w.Name, restore(w))
 	}
 	switch {
 	case w.Distinct:
-		return nil, none, fmt.Errorf("%w: DISTINCT in the window function %s (MySQL does not allow it either)", exec.ErrNotImplemented, restore(w))
+		return nil, none, b.errAt(w, errs.Unsupported, "DISTINCT in the window function %s (MySQL does not allow it either): aggregate DISTINCT values in a derived table and join it", restore(w))
 	case w.FromLast:
-		return nil, none, fmt.Errorf("%w: FROM LAST in %s (MySQL supports only FROM FIRST)", exec.ErrNotImplemented, restore(w))
+		return nil, none, b.errAt(w, errs.Unsupported, "FROM LAST in %s (MySQL supports only FROM FIRST): reverse the window's ORDER BY", restore(w))
 	case w.IgnoreNull:
-		return nil, none, fmt.Errorf("%w: IGNORE NULLS in %s (MySQL supports only RESPECT NULLS)", exec.ErrNotImplemented, restore(w))
+		return nil, none, b.errAt(w, errs.Unsupported, "IGNORE NULLS in %s (MySQL supports only RESPECT NULLS): filter the NULLs out in a derived table first", restore(w))
 	}
 	win := &planner.Window{Child: plan}
 	if w.Spec.PartitionBy != nil {
@@ -320,7 +320,7 @@ func (b *Binder) windowFrame(w *ast.WindowFuncExpr, order []planner.SortKey) (ex
 	case ast.Ranges:
 		fr.Unit = exec.FrameRange
 	default:
-		return fr, fmt.Errorf("%w: GROUPS frames (MySQL has ROWS and RANGE) in %s", exec.ErrNotImplemented, where)
+		return fr, b.errAt(w, errs.Unsupported, "a GROUPS frame in the window of %s: write ROWS or RANGE (MySQL has no GROUPS either)", w.Name)
 	}
 	var err error
 	if fr.Start, err = b.frameBound(w, &f.Extent.Start, fr.Unit, order); err != nil {
