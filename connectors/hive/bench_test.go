@@ -190,24 +190,7 @@ func BenchmarkSnapshot(b *testing.B) {
 func BenchmarkCSVScan(b *testing.B) {
 	const rows = 1 << 20
 	dir := b.TempDir()
-	f, err := os.Create(filepath.Join(dir, "t.csv"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	w := bufio.NewWriter(f)
-	w.WriteString("id,name,price,day\n")
-	for i := range rows {
-		switch {
-		case i%17 == 0:
-			fmt.Fprintf(w, "%d,,,\n", i)
-		case i%5 == 0:
-			fmt.Fprintf(w, "%d,\"customer, %07d\",%d.%02d,2024-%02d-%02d\n", i, i%50000, i%9999, i%100, 1+i%12, 1+i%28)
-		default:
-			fmt.Fprintf(w, "%d,customer-%07d,%d.%02d,2024-%02d-%02d\n", i, i%50000, i%9999, i%100, 1+i%12, 1+i%28)
-		}
-	}
-	w.Flush()
-	f.Close()
+	writeBenchCSV(b, dir, rows)
 	cat, err := Open(dir)
 	if err != nil {
 		b.Fatal(err)
@@ -246,4 +229,69 @@ func BenchmarkCSVScan(b *testing.B) {
 		}
 	}
 	cpu()
+}
+
+// BenchmarkCSVSplitPass is the pass that finds where the byte ranges of
+// BenchmarkCSVScan's file start (csv_split.go), every 1 MiB: compare its
+// MB/s with BenchmarkCSVScan's, the parsing it lets tasks share.
+func BenchmarkCSVSplitPass(b *testing.B) {
+	const rows = 1 << 20
+	dir := b.TempDir()
+	path := writeBenchCSV(b, dir, rows)
+	st, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(st.Size())
+	opts := DefaultCSVOptions()
+	cpu := reportCPU(b)
+	b.ResetTimer()
+	for range b.N {
+		f, err := os.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ranges, counts, exact, err := splitCSV(f, &opts, 1<<20, 4)
+		f.Close()
+		if err != nil || !exact || len(ranges) < 10 {
+			b.Fatalf("%d ranges, exact %v, %v", len(ranges), exact, err)
+		}
+		n := int64(0)
+		for _, c := range counts {
+			n += c
+		}
+		if n != rows {
+			b.Fatalf("%d rows, want %d", n, rows)
+		}
+	}
+	cpu()
+}
+
+// writeBenchCSV writes the benchmarks' file, dir/t.csv: rows records of
+// BIGINT, VARCHAR, DECIMAL and DATE columns, some NULLs and quoted fields.
+func writeBenchCSV(b *testing.B, dir string, rows int) string {
+	path := filepath.Join(dir, "t.csv")
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	w.WriteString("id,name,price,day\n")
+	for i := range rows {
+		switch {
+		case i%17 == 0:
+			fmt.Fprintf(w, "%d,,,\n", i)
+		case i%5 == 0:
+			fmt.Fprintf(w, "%d,\"customer, %07d\",%d.%02d,2024-%02d-%02d\n", i, i%50000, i%9999, i%100, 1+i%12, 1+i%28)
+		default:
+			fmt.Fprintf(w, "%d,customer-%07d,%d.%02d,2024-%02d-%02d\n", i, i%50000, i%9999, i%100, 1+i%12, 1+i%28)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+	return path
 }
