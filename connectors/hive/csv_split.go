@@ -30,6 +30,8 @@ import (
 // file is the last range, whose reader reports the error with its line.
 // Gzipped files cannot be entered in the middle and are always read whole.
 
+var newline = []byte{'\n'}
+
 // csvRange is where one row group of a CSV file starts.
 type csvRange struct {
 	start int64 // byte offset of its first record (0: the file's start, header included)
@@ -98,6 +100,41 @@ func splitCSV(r io.Reader, opts *CSVOptions, split int64, width int) (ranges []c
 		}
 		buf, _ := br.Peek(br.Buffered())
 		for i := 0; i < len(buf); i++ {
+			// Fast paths over the bytes that change nothing: the rest of
+			// a line that holds no quote (no field of it opens one; an
+			// escape there cannot hide its line break), and the text
+			// of a quoted field up to its next quote or escape.
+			switch state {
+			case field, unquoted:
+				if j := bytes.IndexByte(buf[i:], '\n'); j >= 0 && (q == 0 || bytes.IndexByte(buf[i:i+j], q) < 0) {
+					if j > 0 {
+						recLen += int64(j)
+						prev = buf[i+j-1]
+					}
+					i += j
+					endRecord(pos + int64(i))
+					prev = '\n'
+					continue
+				}
+			case quoted:
+				k := bytes.IndexByte(buf[i:], q)
+				if esc != 0 {
+					if e := bytes.IndexByte(buf[i:], esc); e >= 0 && (k < 0 || e < k) {
+						k = e
+					}
+				}
+				if k < 0 {
+					k = len(buf) - i
+				}
+				if k > 0 {
+					seg := buf[i : i+k]
+					line += int64(bytes.Count(seg, newline))
+					recLen += int64(k)
+					prev = seg[k-1]
+					i += k - 1
+					continue // on at the quote or escape, or the next buffer
+				}
+			}
 			c := buf[i]
 			at := pos + int64(i)
 			switch state {
@@ -118,17 +155,6 @@ func splitCSV(r io.Reader, opts *CSVOptions, split int64, width int) (ranges []c
 					state = field
 				case esc != 0 && c == esc:
 					state = unqEsc
-				case q == 0 && esc == 0:
-					// Without quotes or escapes only line breaks matter.
-					if j := bytes.IndexByte(buf[i:], '\n'); j > 0 {
-						recLen += int64(j - 1)
-						i += j - 1
-						c = buf[i]
-					} else if j < 0 {
-						recLen += int64(len(buf) - i - 1)
-						i = len(buf) - 1
-						c = buf[i]
-					}
 				}
 			case unqEsc:
 				// The tokenizer takes the next character literally only
