@@ -358,24 +358,33 @@ func (b *sortBuffer) chargeMerge(delta int64) {
 }
 
 // mergeSources returns the sources of the final merge: the runs, merged
-// in rounds down to a fan-in the share can hold, then the sorted rest in
+// in passes down to a fan-in the share can hold, then the sorted rest in
 // memory (last: it holds the latest input rows, which keeps the merge
-// stable).
+// stable). A pass merges consecutive groups of fan-in runs, each into
+// one, in input order: every row is written once a pass, log(runs) times
+// in all (merging the merged run again with the next runs, as a cascade
+// does, wrote the first runs' rows once per round, quadratic under a
+// tiny share's fan-in of 2).
 func (b *sortBuffer) mergeSources(ctx context.Context) ([]mergeSource, error) {
-	fanIn := b.fanIn()
-	for len(b.runs)+1 > fanIn {
-		// Merge the oldest runs into one, keeping input order.
-		k := min(fanIn, len(b.runs))
-		group := b.runs[:k]
-		f, err := b.mergeToRun(ctx, group)
-		if err != nil {
-			return nil, err
+	for fanIn := b.fanIn(); len(b.runs)+1 > fanIn && len(b.runs) > 1; fanIn = b.fanIn() {
+		runs := b.runs
+		var merged []*spill.File
+		for i := 0; i < len(runs); i += fanIn {
+			group := runs[i:min(i+fanIn, len(runs))]
+			if len(group) == 1 {
+				merged = append(merged, group[0])
+				continue
+			}
+			f, err := b.mergeToRun(ctx, group)
+			if err != nil {
+				// Close removes what is left (removing twice is harmless).
+				b.runs = append(merged, runs[i:]...)
+				return nil, err
+			}
+			merged = append(merged, f)
 		}
-		b.runs = append([]*spill.File{f}, b.runs[k:]...)
+		b.runs = merged
 		b.passes++
-		if len(b.runs) == 1 {
-			break
-		}
 	}
 	var srcs []mergeSource
 	closeAll := func() {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/bits"
 	"math/rand"
 	"os"
 	"slices"
@@ -95,6 +96,26 @@ func TestSortSpills(t *testing.T) {
 			}
 			t.Logf("%s under %d: %d files, %d bytes, %d passes", n, limit, st.Files.Load(), st.Bytes.Load(), st.Passes.Load())
 		}
+	}
+}
+
+// Many runs under a tiny share (a fan-in of a few runs) merge in passes
+// over consecutive groups: each row is written about log(runs) times,
+// not once per merge round, and the rows keep the in-memory order.
+func TestSortMergesInPasses(t *testing.T) {
+	in := &opSource{schema: sortSchema, rows: sortRows(60000, 5), per: 500, t: t}
+	n := &Sort{Child: in, Keys: []SortKey{{Expr: col(1, tStr)}, {Expr: col(0, tInt64), NullsFirst: true}}}
+	want := runRows(t, n)
+	got, st := spillRun(t, n, 96<<10)
+	if !slices.Equal(got, want) {
+		t.Fatal("rows differ from the in-memory sort")
+	}
+	files, passes, bytes := st.Files.Load(), st.Passes.Load(), st.Bytes.Load()
+	t.Logf("%d files, %d bytes, %d passes", files, bytes, passes)
+	// A cascade merging the merged run again with the next ones made a
+	// pass per round: as many as the runs.
+	if files < 40 || passes > int64(bits.Len(uint(files))) {
+		t.Fatalf("%d files in %d passes", files, passes)
 	}
 }
 
