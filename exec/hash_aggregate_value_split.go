@@ -15,7 +15,7 @@ import (
 // what outgrows it is one group's (or a few groups') DISTINCT values:
 // every pair of a group follows the group's key into one partition at
 // every level. Such a partition, whose groups and other states take at
-// most a quarter of the share, is divided by pair instead, as an
+// most half the share, is divided by pair instead, as an
 // aggregate without GROUP BY divides its one group's set
 // (hash_aggregate_distinct_spill.go): its groups stay in memory with
 // their other states; every (group, value) pair of a DISTINCT aggregate,
@@ -38,8 +38,9 @@ type pairPartition struct {
 
 // canSplitByValue reports whether the partition being merged, past its
 // share, is divided by pair: it has DISTINCT aggregates, none of them a
-// GROUP_CONCAT, and its groups with their other states take at most a
-// quarter of the share, so what outgrows the share is pairs.
+// GROUP_CONCAT, and its groups with their other states take at most
+// half the share, so what outgrows the share is pairs (and the pair
+// files' sets have the other half).
 func (s *hashAggStream) canSplitByValue() bool {
 	found := false
 	for i, f := range s.a.Aggs {
@@ -51,7 +52,7 @@ func (s *hashAggStream) canSplitByValue() bool {
 		}
 		found = true
 	}
-	return found && 4*s.tableNeed(false) <= s.res.Share()
+	return found && 2*s.tableNeed(false) <= s.res.Share()
 }
 
 // startValueSplit turns the partition being merged to division by pair:
