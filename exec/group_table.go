@@ -25,10 +25,11 @@ import (
 //
 //   - one integer key looks its value up in an intTable;
 //   - any other key is hashed column by column into one hash per row
-//     (hashKeyColumns, the shuffle's hash), looked up in an open-addressing
-//     table of (hash, group id) words, and compared column by column with
-//     the stored keys of the group whose hash matches. Rows whose hash
-//     matches a different key probe on in the next round.
+//     (hashTableKeys: the shuffle's hash, with XXH3 for strings), looked
+//     up in an open-addressing table of (hash, group id) words, and
+//     compared column by column with the stored keys of the group whose
+//     hash matches. Rows whose hash matches a different key probe on in
+//     the next round.
 //
 // Group keys live column-wise: fixed-width values as little-endian bytes
 // (floats canonical), strings in one byte arena with offsets, a validity
@@ -191,7 +192,7 @@ func (g *groupTable) ids(keys []arrow.Array, n int, out []int32) ([]int32, error
 	}
 	g.hbuf = growSlice(g.hbuf[:0], n)
 	g.hcol = growSlice(g.hcol[:0], n)
-	hashKeyColumns(cmpKeys, g.hbuf[:n], g.hcol[:n])
+	hashTableKeys(cmpKeys, g.hbuf[:n], g.hcol[:n])
 	g.pos = growSlice(g.pos[:0], n)
 	// Rows go in runs that cannot fill the slots past half, so the table
 	// grows with its groups (by doubling), not with the batch size.
@@ -239,6 +240,7 @@ func (g *groupTable) probe(lo, hi int, out []int32) {
 			}
 			g.pos[r] = p
 		}
+		g.hashes = growArena(g.hashes, len(g.newRows))
 		for _, r := range g.newRows {
 			g.hashes = append(g.hashes, g.hbuf[r])
 		}
@@ -436,53 +438,91 @@ func canonicalFloats(raw []byte, w int) {
 	}
 }
 
-// append stores the key of every row in rows as the next groups.
+// append stores the key of every row in rows as the next groups. The
+// arenas grow by doubling (growArena), and each kind has its own row
+// loop.
 func (c *groupKeyCol) append(v *keyView, rows []int32) {
-	c.valid = slices.Grow(c.valid, len(rows))
-	switch c.kind {
-	case keyBool, keyFixed:
-		c.raw = slices.Grow(c.raw, len(rows)*c.w)
-	case keyVar:
-		c.offs = slices.Grow(c.offs, len(rows))
-		if c.collated {
-			c.origOffs = slices.Grow(c.origOffs, len(rows))
-		}
-	}
+	c.valid = growArena(c.valid, len(rows))
 	for _, r := range rows {
 		ok := v.valid(int(r))
 		c.valid = append(c.valid, ok)
 		if !ok {
 			c.nulls++
 		}
-		switch c.kind {
-		case keyBool:
+	}
+	switch c.kind {
+	case keyBool:
+		c.raw = growArena(c.raw, len(rows))
+		for _, r := range rows {
 			b := byte(0)
-			if ok && v.bools.Value(int(r)) {
+			if v.valid(int(r)) && v.bools.Value(int(r)) {
 				b = 1
 			}
 			c.raw = append(c.raw, b)
-		case keyFixed:
-			p := int(r) * c.w
-			if ok {
-				c.raw = append(c.raw, v.raw[p:p+c.w]...)
+		}
+	case keyFixed:
+		c.raw = growArena(c.raw, len(rows)*c.w)
+		w := c.w
+		z := zeros[:]
+		if w > len(z) {
+			z = make([]byte, w)
+		}
+		for _, r := range rows {
+			p := int(r) * w
+			if v.valid(int(r)) {
+				c.raw = append(c.raw, v.raw[p:p+w]...)
 			} else {
-				c.raw = append(c.raw, make([]byte, c.w)...)
-			}
-		case keyVar:
-			if ok {
-				base := v.offs[0]
-				c.data = append(c.data, v.data[v.offs[r]-base:v.offs[r+1]-base]...)
-			}
-			c.offs = append(c.offs, int64(len(c.data)))
-			if c.collated {
-				if ok {
-					base := v.origOffs[0]
-					c.orig = append(c.orig, v.orig[v.origOffs[r]-base:v.origOffs[r+1]-base]...)
-				}
-				c.origOffs = append(c.origOffs, int64(len(c.orig)))
+				c.raw = append(c.raw, z[:w]...)
 			}
 		}
+	case keyVar:
+		c.offs = growArena(c.offs, len(rows))
+		c.data = appendVar(c.data, &c.offs, v, v.offs, v.data, rows)
+		if c.collated {
+			c.origOffs = growArena(c.origOffs, len(rows))
+			c.orig = appendVar(c.orig, &c.origOffs, v, v.origOffs, v.orig, rows)
+		}
 	}
+}
+
+// zeros stand in for the value of a NULL fixed-width key.
+var zeros [32]byte
+
+// appendVar appends the strings of rows (offsets offs into data, which
+// starts at offs[0]) to arena, and their end offsets to *ends; a NULL row
+// adds no bytes.
+func appendVar(arena []byte, ends *[]int64, v *keyView, offs []int32, data []byte, rows []int32) []byte {
+	base := offs[0]
+	n := 0
+	for _, r := range rows {
+		if v.valid(int(r)) {
+			n += int(offs[r+1] - offs[r])
+		}
+	}
+	arena = growArena(arena, n)
+	e := *ends
+	for _, r := range rows {
+		if v.valid(int(r)) {
+			arena = append(arena, data[offs[r]-base:offs[r+1]-base]...)
+		}
+		e = append(e, int64(len(arena)))
+	}
+	*ends = e
+	return arena
+}
+
+// growArena returns s with room for n more elements, doubling its
+// capacity when it must grow. append and slices.Grow add only a quarter
+// to a large slice, so an arena that grows with every batch's new groups
+// was copied several times over (a third of the group table's time on
+// q23a and q67).
+func growArena[T any](s []T, n int) []T {
+	if cap(s)-len(s) >= n {
+		return s
+	}
+	ns := make([]T, len(s), max(2*cap(s), len(s)+n, 16))
+	copy(ns, s)
+	return ns
 }
 
 // match keeps in cand the rows whose value in this column equals that of

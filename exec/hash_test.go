@@ -149,3 +149,59 @@ func TestHashColumnsFloatsStringsComposite(t *testing.T) {
 	ia.Release()
 	sa2.Release()
 }
+
+// The tables' hash takes XXH3 for every string-like type alike, so the
+// two sides of a join on a string and a large string (or a view) find
+// each other; NULL hashes as the shuffle hashes it, and non-string
+// columns hash as the shuffle does.
+func TestHashTableKeysStringTypes(t *testing.T) {
+	vals := []string{"", "a", "AAAAAAAABAAA", "a string longer than sixteen bytes"}
+	var want []uint32
+	for _, dt := range []arrow.DataType{arrow.BinaryTypes.String, arrow.BinaryTypes.LargeString, arrow.BinaryTypes.Binary,
+		arrow.BinaryTypes.LargeBinary, arrow.BinaryTypes.StringView, arrow.BinaryTypes.BinaryView} {
+		b := array.NewBuilder(memory.DefaultAllocator, dt)
+		for _, v := range vals {
+			switch bb := b.(type) {
+			case *array.BinaryBuilder:
+				bb.AppendString(v)
+			case *array.BinaryViewBuilder:
+				bb.AppendString(v)
+			default:
+				if err := b.AppendValueFromString(v); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		b.AppendNull()
+		a := b.NewArray()
+		b.Release()
+		got := make([]uint32, a.Len())
+		hashTableKeys([]arrow.Array{a}, got, make([]uint32, a.Len()))
+		a.Release()
+		if got[len(vals)] != nullHash {
+			t.Fatalf("%s: NULL hashes to %x", dt, got[len(vals)])
+		}
+		if want == nil {
+			want = got
+			continue
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("%s: %q hashes to %x, a string to %x", dt, vals[min(i, len(vals)-1)], got[i], want[i])
+			}
+		}
+	}
+	ints := array.NewInt64Builder(memory.DefaultAllocator)
+	ints.AppendValues([]int64{0, 7, -1}, nil)
+	ia := ints.NewArray()
+	ints.Release()
+	defer ia.Release()
+	got, shuffle := make([]uint32, 3), make([]uint32, 3)
+	hashTableKeys([]arrow.Array{ia}, got, make([]uint32, 3))
+	HashColumns([]arrow.Array{ia}, shuffle)
+	for i := range got {
+		if got[i] != shuffle[i] {
+			t.Fatalf("int64 %d: table hash %x, shuffle hash %x", i, got[i], shuffle[i])
+		}
+	}
+}

@@ -11,7 +11,7 @@ import (
 // the intTable in hash_join.go). It is the group table's design
 // (group_table.go) without a copy of the keys:
 //
-//   - keys are hashed column by column a batch at a time (hashKeyColumns);
+//   - keys are hashed column by column a batch at a time (hashTableKeys);
 //   - hashSlots holds one (hash, row) word per distinct key, the head of
 //     the chain of build rows with that key (next[row] is the next, rows
 //     in ascending order);
@@ -189,7 +189,7 @@ func (p *joinProbe) load(t *joinTable, cmp []arrow.Array, m int) error {
 	p.hcol = growSlice(p.hcol[:0], m)[:m]
 	p.pos = growSlice(p.pos[:0], m)[:m]
 	p.out = growSlice(p.out[:0], m)[:m]
-	hashKeyColumns(cmp, p.hbuf, p.hcol)
+	hashTableKeys(cmp, p.hbuf, p.hcol)
 	return nil
 }
 
