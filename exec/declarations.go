@@ -53,6 +53,18 @@ type Joiner interface {
 	JoinType() JoinType
 }
 
+// BuildSharer is implemented by joins that build a table from their
+// BuildInput alone, the same in every task that reads that input whole:
+// when the input is a broadcast exchange the runtime may hand the join's
+// tasks one SharedBuild (TaskContext.SharedBuild, set while it opens the
+// join), so the stage builds the table once. SharesBuild is false when
+// each task must keep its own (a right or full join marks its build rows
+// matched).
+type BuildSharer interface {
+	Joiner
+	SharesBuild() bool
+}
+
 // DynamicFilterProducer is implemented by nodes that collect a dynamic
 // filter (DynamicFilterDataCollector): CollectorID names it, so the
 // runtime can order its consumers after the stage holding it.

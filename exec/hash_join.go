@@ -167,6 +167,11 @@ func newJoinStream(tc *TaskContext, j *HashJoin, inputs []Stream, who string) *h
 	// A nested loop join (cross) has no keys to partition by, so it cannot
 	// spill: its reservation grows until the budget refuses.
 	s.res = tc.reservation(who, len(j.BuildKeys) > 0)
+	if tc.SharedBuild != nil && j.Type != RightJoin && j.Type != FullJoin {
+		// Every task keeps its own unmatched-build flags for right and
+		// full joins, so only the others share a table.
+		s.sb = tc.SharedBuild
+	}
 	return s
 }
 
@@ -198,22 +203,28 @@ type hashJoinStream struct {
 	// is set when this stream reads its build side in pieces; kg is the
 	// task's key-group range the join partitions by first (nil: by the
 	// seeded hash).
-	level          int
-	kg             *KeyGroups
-	sp             *joinSpill
-	sub            *hashJoinStream
-	chunk          *joinChunk
-	built          bool
-	batches        []arrow.RecordBatch // build rows read, before indexing
-	buildCols      []arrow.Array
-	nb             int
-	intKey         bool
-	ihead          *intTable
-	table          *joinTable // any key but one integer
-	probeScratch   joinProbe
-	next           []int32
-	buildNullKey   bool
-	buildMatched   []bool
+	level        int
+	kg           *KeyGroups
+	sp           *joinSpill
+	sub          *hashJoinStream
+	chunk        *joinChunk
+	built        bool
+	batches      []arrow.RecordBatch // build rows read, before indexing
+	buildCols    []arrow.Array
+	nb           int
+	intKey       bool
+	ihead        *intTable
+	table        *joinTable // any key but one integer
+	probeScratch joinProbe
+	next         []int32
+	buildNullKey bool
+	buildMatched []bool
+	// sb, when set, is the stage's shared build of this join
+	// (shared_build.go): building says this stream builds it for every
+	// task, borrowed that the indexed side above is sb's (read-only).
+	sb             *SharedBuild
+	building       bool
+	borrowed       bool
 	ibuf           []int64
 	pb             arrow.RecordBatch
 	heads          []int32
@@ -313,6 +324,27 @@ func (s *hashJoinStream) buildSide(ctx context.Context) error {
 	if s.chunk != nil {
 		return s.buildChunk(ctx)
 	}
+	if s.sb != nil {
+		side, build, err := s.sb.acquire(ctx)
+		if err != nil {
+			return err
+		}
+		if side != nil {
+			s.borrow(side)
+			return nil
+		}
+		if build {
+			s.building = true
+			defer func() {
+				if s.building {
+					// The build failed or was cancelled: the next
+					// attempt that needs the table builds it.
+					s.building = false
+					s.sb.giveUp()
+				}
+			}()
+		}
+	}
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -371,8 +403,60 @@ func (s *hashJoinStream) buildSide(ctx context.Context) error {
 		s.finishedOutput = true
 	}
 	s.noteReserved()
+	if s.building {
+		s.building = false
+		if s.sp != nil {
+			s.sb.refuse()
+		} else {
+			s.share()
+		}
+	}
 	s.res.Seal()
 	return nil
+}
+
+// share hands the table this stream built to the stage's other tasks;
+// once the budget holds it for the stage, the stream's own reservation
+// gives its bytes back.
+func (s *hashJoinStream) share() {
+	side := &builtSide{
+		cols: s.buildCols, nb: s.nb, next: s.next, ihead: s.ihead, table: s.table,
+		nullKey: s.buildNullKey, rows: s.facts.rows, bytes: s.res.Size(),
+	}
+	if s.sb.publish(side) {
+		s.borrowed = true
+		s.res.Resize(0)
+		if s.tc.Op != nil {
+			s.tc.Op.SharedBuilt.Add(1)
+		}
+	}
+}
+
+// borrow takes the stage's shared build side in place of reading the
+// build input, which it closes unread (every task reads it whole).
+func (s *hashJoinStream) borrow(side *builtSide) {
+	s.borrowed = true
+	if s.tc.Op != nil {
+		s.tc.Op.SharedBorrowed.Add(1)
+	}
+	s.build.Close()
+	s.build = nil
+	s.buildCols, s.nb, s.next, s.ihead, s.table = side.cols, side.nb, side.next, side.ihead, side.table
+	s.buildNullKey = side.nullKey
+	s.facts.rows, s.facts.null = side.rows, side.nullKey
+	switch {
+	case s.nb == 0 && (s.j.Type == InnerJoin || s.j.Type == SemiJoin):
+		s.finishedOutput = true
+	case s.j.Type == NullAwareAntiJoin && s.facts.null:
+		s.finishedOutput = true
+	}
+}
+
+// unborrow lets go of the shared build side.
+func (s *hashJoinStream) unborrow() {
+	s.borrowed = false
+	s.buildCols, s.nb, s.next, s.ihead, s.table = nil, 0, nil, nil, nil
+	s.sb.release()
 }
 
 // noteReserved records what the reservation holds for EXPLAIN ANALYZE;
@@ -846,6 +930,13 @@ func (s *hashJoinStream) Close() {
 		s.sub = nil
 	}
 	s.closeSpill()
+	if s.building {
+		s.building = false
+		s.sb.giveUp()
+	}
+	if s.borrowed {
+		s.unborrow()
+	}
 	releaseArrays(s.buildCols)
 	s.buildCols = nil
 	s.dropTable()

@@ -32,6 +32,12 @@ func (j *HashJoin) BuildInput() int { return 0 }
 // JoinType implements Joiner.
 func (j *HashJoin) JoinType() JoinType { return j.Type }
 
+// SharesBuild implements BuildSharer: every join but right and full,
+// whose tasks mark their own build rows matched.
+func (j *HashJoin) SharesBuild() bool {
+	return j.Type != RightJoin && j.Type != FullJoin && len(j.BuildKeys) > 0
+}
+
 // SplittableInputs implements SplitInputs: the nested-loop join judges
 // each probe row as the hash join does.
 func (j *NestedLoopJoin) SplittableInputs() []bool {

@@ -108,6 +108,11 @@ type TaskContext struct {
 	// which (key_groups.go); nil for every other node. A hash join that
 	// spills partitions by it first.
 	KeyGroups *KeyGroups
+	// SharedBuild, while the runtime opens a join whose build side every
+	// task of the stage reads whole (BuildSharer over a broadcast input),
+	// is the stage run's one build of its table; nil for every other
+	// node.
+	SharedBuild *SharedBuild
 
 	ownPool *TaskMemory // Pool's stand-in when the runtime gave none
 }

@@ -29,6 +29,10 @@ type OperatorStats struct {
 	// at once (a hash join's build rows and table): what a budget must
 	// give it to run without spilling.
 	Reserved atomic.Int64
+	// SharedBuilt and SharedBorrowed count, for a join whose table the
+	// stage's tasks share (shared_build.go), the tasks that built it for
+	// the others and the tasks that used it without building.
+	SharedBuilt, SharedBorrowed atomic.Int64
 }
 
 // NoteReserved raises Reserved to n.
@@ -221,6 +225,8 @@ func (s *OperatorStats) add(o *OperatorStats) {
 	s.Agg.PassTasks.Add(o.Agg.PassTasks.Load())
 	s.Agg.PassRows.Add(o.Agg.PassRows.Load())
 	s.NoteReserved(o.Reserved.Load())
+	s.SharedBuilt.Add(o.SharedBuilt.Load())
+	s.SharedBorrowed.Add(o.SharedBorrowed.Load())
 }
 
 func (s *SpillStats) add(o *SpillStats) {

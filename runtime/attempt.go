@@ -141,10 +141,12 @@ func (o *opener) open(n exec.Node) (exec.Stream, error) {
 		inputs = append(inputs, s)
 	}
 	tc := o.tc
-	if kg := o.keyGroups(kids); op != nil || kg != nil {
+	sb := o.spec.SharedBuilds[n]
+	if kg := o.keyGroups(kids); op != nil || kg != nil || sb != nil {
 		own := *o.tc
 		own.Op = op
 		own.KeyGroups = kg
+		own.SharedBuild = sb
 		tc = &own
 	}
 	s, err := n.Open(tc, inputs)

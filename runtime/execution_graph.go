@@ -77,6 +77,10 @@ type StageRun struct {
 
 	rows, bytes int64 // produced by the committed attempts
 
+	// shared are the shared builds of the stage's broadcast joins, by
+	// join (sharedBuilds), closed when the run ends.
+	shared map[exec.Node]*exec.SharedBuild
+
 	// Scheduler bookkeeping, touched by its loop only.
 	started, finished bool
 	committed         int // tasks with a committed attempt

@@ -397,6 +397,9 @@ func explainNode(sb *strings.Builder, g *JobGraph, n exec.Node, depth int, stats
 		if n := st.Reserved.Load(); n > 0 {
 			fmt.Fprintf(sb, " reserved=%s", policy.FormatBytes(n))
 		}
+		if b, u := st.SharedBuilt.Load(), st.SharedBorrowed.Load(); b+u > 0 {
+			fmt.Fprintf(sb, " shared_build=%d built, %d borrowed", b, u)
+		}
 		if n := st.Agg.PassTasks.Load(); n > 0 {
 			fmt.Fprintf(sb, " passed_through=%d rows in %d tasks", st.Agg.PassRows.Load(), n)
 		}

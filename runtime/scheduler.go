@@ -203,6 +203,9 @@ func (s *scheduler) run(ctx context.Context) error {
 		for _, b := range s.buffers {
 			b.Release()
 		}
+		for _, r := range s.eg.byStage {
+			r.closeShared()
+		}
 	}()
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
@@ -423,6 +426,7 @@ func (s *scheduler) spec(att *Attempt) *AttemptSpec {
 		Task: att.Task.Index, Attempt: att.Number, Parallelism: r.Parallelism,
 		Inputs: inputs, Output: r.OutBuffer, Result: s.exec.results,
 		Services: s.services, Stats: att.stats, Worker: att.Worker,
+		SharedBuilds: r.shared,
 	}
 	f := s.fault(r, att.Task.Index, att.Number)
 	spec.Fault = AttemptFault{CancelAfter: f.CancelAfter, FailAt: f.FailAt, FailAtEnd: f.FailAtEnd}
@@ -669,6 +673,9 @@ func (s *scheduler) launch(ctx context.Context, r *StageRun) error {
 		bufs[ex].PlanConsumer(st.ID, p)
 	}
 	r.Parallelism = p
+	if p > 1 {
+		r.shared = sharedBuilds(st.Root, s.cfg.Memory)
+	}
 	r.Start = time.Now()
 	s.exec.progress.launched(st, p)
 	if st.Output != nil {
@@ -741,6 +748,7 @@ func (s *scheduler) decide(ctx context.Context, r *StageRun, bufs []*shuffle.Buf
 // stage still has to read.
 func (s *scheduler) finishStage(ctx context.Context, r *StageRun) {
 	r.finished = true
+	r.closeShared()
 	r.End = time.Now()
 	s.recordPaces(r, r.End)
 	s.exec.progress.stageDone(r.Stage)

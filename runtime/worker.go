@@ -65,6 +65,9 @@ type AttemptSpec struct {
 	// its own); Stats collects the operators' counters.
 	Services exec.TaskContext
 	Stats    *exec.QueryStats
+	// SharedBuilds are the stage run's shared hash tables of broadcast
+	// joins, by join node (exec.SharedBuild); nil when none.
+	SharedBuilds map[exec.Node]*exec.SharedBuild
 	// Fault is a test and fault-injection facility (see AttemptFault);
 	// Slowdown, above 1, slows every step of the attempt by that factor
 	// (Faults.Slow of the worker it runs on). Worker names where it runs.
