@@ -33,8 +33,11 @@ const maxSearchInputs = 12
 // Parquet statistics (hive.Table.DistinctBound) bounded by the rows of
 // the input. A member whose count is unknown, in a class with a known
 // one, is taken as a key of the smallest input of its class (a
-// foreign-key join); a class with no known member leaves the component
-// to the greedy rule (joinGraph.blind). Other conditions
+// foreign-key join). A class with no known member but a table's column
+// (string keys) is no key join: each such member is taken to have
+// unknownDistinct values, at most its input's rows, so the join fans out
+// (see unknownDistinct); a class of expressions and derived keys only
+// leaves the component to the greedy rule. Other conditions
 // keep the fixed fractions of estimate.go. A join of two halves no
 // equality connects runs as a nested loop, so it also costs the product
 // of their rows.
@@ -42,7 +45,11 @@ const maxSearchInputs = 12
 // q72 is why: the greedy order starts from inventory, its largest input,
 // and joins it with one year of dates by week before catalog_sales
 // arrives (16.4M rows); the search joins catalog_sales with its filtered
-// dimensions first and meets inventory last.
+// dimensions first and meets inventory last. And q24: its store sales
+// with their store and item meet customer_address on s_zip = ca_zip
+// only after customer joined them, on (ss_customer_sk, ca_address_sk) =
+// (c_customer_sk, c_current_addr_sk); taken as a key join, the zip join
+// went first and made 252M rows of 228k.
 //
 // Switching this rule off leaves every MultiJoin to order_joins.
 type searchJoins struct{}
@@ -59,11 +66,21 @@ func (r searchJoins) Apply(p Plan, ctx *Context) (Plan, bool, error) {
 	})
 }
 
+// unknownDistinct is the distinct count taken for a join key no
+// statistics bound, in a class of keys none of which has one:
+// PostgreSQL's default (DEFAULT_NUM_DISTINCT) when a column has no
+// statistics. Taking such keys as unique instead made a join on
+// low-cardinality strings look like a key join: q85's
+// customer_demographics with itself on marital and education status
+// (5 and 7 values; trillions of rows), q24's store with
+// customer_address on zip codes (1,100 addresses a store).
+const unknownDistinct = 200
+
 // searchOrder orders a connected MultiJoin by the search above, or by the
-// greedy rule when it has too many inputs, when an equality joins keys
-// of unknown distinct counts (see joinGraph.blind), or when its
-// conditions cannot join it without a cross product (a condition over
-// three inputs that no two-input condition prepares).
+// greedy rule when it has too many inputs, when an equality joins only
+// expressions or derived keys without statistics (joinGraph.blind), or
+// when its conditions cannot join it without a cross product (a
+// condition over three inputs that no two-input condition prepares).
 func searchOrder(mj *MultiJoin) Plan {
 	n := len(mj.Inputs)
 	if n < 3 || n > maxSearchInputs {
@@ -91,12 +108,9 @@ type joinGraph struct {
 	constant []expr.Expr
 	classes  [][]keyMember // equality classes of key expressions
 
-	// blind: an equality class none of whose keys has statistics (string
-	// keys, expressions). Taking such keys as unique would make a join of
-	// two dimensions on low-cardinality strings look like a key join
-	// (q85: customer_demographics with itself on marital and education
-	// status, trillions of rows); the greedy order never tries such a
-	// join, so the component keeps it.
+	// blind: an equality class whose members are all expressions or
+	// derived keys without statistics; the component keeps the greedy
+	// order (see newJoinGraph).
 	blind bool
 
 	adj, equiAdj []uint32 // inputs a condition (an equality) links to input i
@@ -122,8 +136,14 @@ type keyMember struct {
 	// d bounds the distinct values of the key over the input's unfiltered
 	// rows (its domain; filters are taken as independent of it, as in
 	// estimate.go's fractions).
-	d     float64
-	known bool // d comes from statistics
+	d float64
+	// known: d is used as it is, from statistics or, for a stored
+	// column in a class without any, unknownDistinct; otherwise the
+	// member is taken as a key.
+	known bool
+	// stored: a table's column without statistics (not an expression, an
+	// aggregate's group key or a window's output).
+	stored bool
 	// key: a column of a table scan that has a distinct value per row, so
 	// by referential integrity the other members' values lie within its
 	// domain (a foreign key's range statistics may be loose: a default 0
@@ -179,9 +199,14 @@ func newJoinGraph(mj *MultiJoin) *joinGraph {
 				return m
 			}
 		}
-		d, known := distinctOf(g.leaves[i], local(e, i), g.base[i])
+		le := local(e, i)
+		d, known := distinctOf(g.leaves[i], le, g.base[i])
 		key := known && d >= g.base[i] && isTableScan(g.leaves[i])
-		members = append(members, keyMember{input: i, d: d, known: known, key: key})
+		stored := false
+		if lc, ok := le.(*expr.Column); ok && !known {
+			stored = storedColumn(g.leaves[i], lc.Index)
+		}
+		members = append(members, keyMember{input: i, d: d, known: known, key: key, stored: stored})
 		if isCol {
 			ids[c.Index] = len(members) - 1
 		}
@@ -232,8 +257,20 @@ func newJoinGraph(mj *MultiJoin) *joinGraph {
 		g.classes[k] = append(g.classes[k], members[m])
 	}
 	for _, class := range g.classes {
-		if !slices.ContainsFunc(class, func(m keyMember) bool { return m.known }) {
+		if slices.ContainsFunc(class, func(m keyMember) bool { return m.known }) {
+			continue
+		}
+		if !slices.ContainsFunc(class, func(m keyMember) bool { return m.stored }) {
+			// Expressions and derived keys only (q4's CTE references on
+			// customer_id, an aggregate's group key each): nothing says
+			// how they join, and the greedy rule keeps such a component.
 			g.blind = true
+			continue
+		}
+		for i := range class {
+			if class[i].stored {
+				class[i].d, class[i].known = min(g.base[class[i].input], unknownDistinct), true
+			}
 		}
 	}
 	return g
@@ -473,4 +510,41 @@ func (g *joinGraph) build(s uint32) (Plan, []int) {
 		}
 	}
 	return &Join{Type: InnerJoin, Left: l, Right: r, Cond: joinAnd(on)}, order
+}
+
+// storedColumn reports whether column col of p is a table's column,
+// followed down through column projections, filters, sorts, limits and
+// the column-preserving sides of joins: its values are the table's, not
+// an aggregate's group keys (each distinct) or computed.
+func storedColumn(p Plan, col int) bool {
+	for {
+		switch n := p.(type) {
+		case *Scan:
+			return col >= 0 && col < len(n.Columns)
+		case *Filter:
+			p = n.Child
+		case *Sort:
+			p = n.Child
+		case *Limit:
+			p = n.Child
+		case *Project:
+			c, ok := n.Exprs[col].(*expr.Column)
+			if !ok {
+				return false
+			}
+			p, col = n.Child, c.Index
+		case *Join:
+			lw := width(n.Left)
+			switch {
+			case col < lw:
+				p = n.Left
+			case n.Type == InnerJoin || n.Type == LeftJoin:
+				p, col = n.Right, col-lw
+			default:
+				return false
+			}
+		default:
+			return false
+		}
+	}
 }
