@@ -250,28 +250,60 @@ func (b *physBuilder) scan(n *Scan) (phys, error) {
 }
 
 // splitEquiKeys separates equality conjuncts between the two sides of a
-// join (left columns [0, lw), right columns after) from the rest.
+// join (left columns [0, lw), right columns after) from the rest. A
+// null-safe equality l <=> r is two keys, (l IS NULL, COALESCE(l, zero))
+// against the same of r: never NULL, equal exactly when l and r are not
+// distinct, so it hashes like = instead of falling to a nested loop.
 func splitEquiKeys(cond expr.Expr, lw, rw int) (lk, rk []expr.Expr, residual []expr.Expr) {
 	for _, c := range expr.SplitAnd(cond) {
 		if c == nil {
 			continue
 		}
 		call, ok := c.(*expr.Call)
-		if ok && call.Fn == "=" && len(call.Args) == 2 {
+		if ok && (call.Fn == "=" || call.Fn == "<=>") && len(call.Args) == 2 {
 			a, bb := call.Args[0], call.Args[1]
 			an, bn := len(expr.Columns(a)) > 0, len(expr.Columns(bb)) > 0
+			var l, r expr.Expr
 			switch {
 			case an && bn && colRange(a, 0, lw) && colRange(bb, lw, lw+rw):
-				lk, rk = append(lk, a), append(rk, shift(bb, -lw))
-				continue
+				l, r = a, shift(bb, -lw)
 			case an && bn && colRange(bb, 0, lw) && colRange(a, lw, lw+rw):
-				lk, rk = append(lk, bb), append(rk, shift(a, -lw))
+				l, r = bb, shift(a, -lw)
+			}
+			if l != nil && call.Fn == "=" {
+				lk, rk = append(lk, l), append(rk, r)
 				continue
+			}
+			if l != nil {
+				ln, lv, okL := nullSafeKey(l)
+				rn, rv, okR := nullSafeKey(r)
+				if okL && okR {
+					lk, rk = append(lk, ln, lv), append(rk, rn, rv)
+					continue
+				}
 			}
 		}
 		residual = append(residual, c)
 	}
 	return lk, rk, residual
+}
+
+// nullSafeKey is e's half of a <=> key: e IS NULL and COALESCE(e, zero of
+// its type). false when the type has no zero.
+func nullSafeKey(e expr.Expr) (isNull, value expr.Expr, ok bool) {
+	zero, ok := expr.ZeroOf(e.DataType())
+	if !ok {
+		return nil, nil, false
+	}
+	isNull, err := expr.NewCall("isnull", e)
+	if err != nil {
+		return nil, nil, false
+	}
+	value, err = expr.NewCall("coalesce", e, zero)
+	if err != nil || !arrow.TypeEqual(value.DataType(), e.DataType()) {
+		return nil, nil, false
+	}
+	return isNull, value, true
 }
 
 var joinTypes = map[JoinType]exec.JoinType{

@@ -467,23 +467,14 @@ func (b *Binder) intersectExcept(left, right planner.Plan, except bool) (planner
 	return &planner.Join{Type: typ, Left: left, Right: right, Cond: planner.JoinAnd(conds)}, nil
 }
 
-// zeroOf is a non-NULL constant of type t.
+// zeroOf is a non-NULL constant of type t (expr.ZeroOf; BIGINT 0 for
+// the NULL type).
 func zeroOf(t arrow.DataType) (expr.Expr, error) {
-	switch t.ID() {
-	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64:
-		return expr.NewCast(expr.NewLiteral(int64(0), arrow.PrimitiveTypes.Int64), t)
-	case arrow.FLOAT64:
-		return expr.NewLiteral(float64(0), t), nil
-	case arrow.DECIMAL128:
-		return expr.NewCast(expr.NewLiteral(int64(0), arrow.PrimitiveTypes.Int64), t)
-	case arrow.STRING:
-		return expr.NewLiteral("", t), nil
-	case arrow.DATE32:
-		return expr.NewLiteral(arrow.Date32(0), t), nil
-	case arrow.BOOL:
-		return expr.NewLiteral(false, t), nil
-	case arrow.NULL:
+	if t.ID() == arrow.NULL {
 		return expr.NewLiteral(int64(0), arrow.PrimitiveTypes.Int64), nil
+	}
+	if z, ok := expr.ZeroOf(t); ok {
+		return z, nil
 	}
 	return nil, errs.New(errs.Unsupported, "INTERSECT/EXCEPT over a %s column: CAST it to a string or number in each SELECT", hive.SQLTypeName(t))
 }

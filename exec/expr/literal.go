@@ -27,6 +27,26 @@ func NewLiteral(value any, typ arrow.DataType) *Literal {
 	return &Literal{Value: normalizeValue(value, typ), Type: typ}
 }
 
+// ZeroOf is a non-NULL constant of type t (0, the empty string, FALSE, the epoch
+// date), the stand-in for NULL in keys such as (x IS NULL,
+// COALESCE(x, zero)) that let a hash table match NULLs to each other;
+// false for a type without one.
+func ZeroOf(t arrow.DataType) (*Literal, bool) {
+	switch t.ID() {
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT64,
+		arrow.FLOAT64, arrow.DECIMAL128, arrow.DATE32, arrow.TIMESTAMP, arrow.TIME64:
+		return NewLiteral(int64(0), t), true
+	case arrow.STRING:
+		return NewLiteral("", t), true
+	case arrow.BOOL:
+		return NewLiteral(false, t), true
+	}
+	if CollationOf(t) != nil {
+		return NewLiteral("", t), true
+	}
+	return nil, false
+}
+
 // Null returns a NULL of type typ; arrow.Null is the untyped NULL.
 func Null(typ arrow.DataType) *Literal {
 	if typ == nil {
