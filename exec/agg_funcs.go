@@ -384,7 +384,7 @@ func (s *decSumState) final(alloc memory.Allocator, n int) (arrow.Array, error) 
 		out := make([]float64, n)
 		for g := range out {
 			if valid[g] {
-				out[g] = s.sums[g].ToFloat64(s.scale)
+				out[g] = expr.DecimalToFloat(s.sums[g], s.scale)
 				if s.avg {
 					out[g] /= float64(s.counts[g])
 				}
@@ -589,7 +589,7 @@ func toFloat64s(a arrow.Array, dst []float64) []float64 {
 		}
 	case *arrow.Decimal128Type:
 		for i, v := range arrow.GetValues[decimal128.Num](d, 1) {
-			dst[i] = v.ToFloat64(t.Scale)
+			dst[i] = expr.DecimalToFloat(v, t.Scale)
 		}
 	case *arrow.Uint64Type:
 		for i, v := range arrow.GetValues[uint64](d, 1) {

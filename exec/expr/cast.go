@@ -395,7 +395,7 @@ func castDecimal(ctx *Context, a *array.Decimal128, to arrow.DataType) (arrow.Ar
 	case arrow.FLOAT64:
 		o := newFixed[float64](ctx.Alloc, to, n)
 		for i, v := range src {
-			o.vals[i] = decToFloat(v, s)
+			o.vals[i] = DecimalToFloat(v, s)
 		}
 		o.andValidity(a)
 		return o.finish(), nil
@@ -595,12 +595,12 @@ func parseDate(s string) (arrow.Date32, bool) {
 	return dateFromCivil(y, time.Month(m), d), true
 }
 
-// decToFloat is the double nearest to v of scale s, as MySQL converts
+// DecimalToFloat is the double nearest to v of scale s, as MySQL converts
 // (CAST(1.005 AS DOUBLE) is 1.005). An unscaled value below 2^53 and a
 // power of ten up to 10^22 are both exact doubles, so one division
 // rounds correctly; arrow's ToFloat64 multiplies by an inexact 10^-s
 // (1.0050000000000001). Other values go through their decimal text.
-func decToFloat(v num, s int32) float64 {
+func DecimalToFloat(v num, s int32) float64 {
 	const exact = 1 << 53
 	if hi := v.HighBits(); (hi == 0 || hi == -1) && s >= 0 && s <= 22 {
 		if lo := int64(v.LowBits()); (hi == 0) == (lo >= 0) && lo < exact && lo > -exact {
