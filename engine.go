@@ -181,6 +181,7 @@ func (e *Engine) query(ctx context.Context, sess *Session, res resources, query 
 		return e.analyzeRows(ctx, run, stats, mem), nil
 	}
 	schema, next := boolsAsInts(e.alloc, renamed(run.Schema(), st.Names), run.Next)
+	next = positiveZeros(e.alloc, schema, next)
 	r := &Rows{schema: schema, next: next, close: run.Close, ctx: ctx, run: run, mem: mem}
 	r.stats = stats
 	r.progress = run.Progress

@@ -337,8 +337,11 @@ func castFloat(ctx *Context, a *array.Float64, to arrow.DataType) (arrow.Array, 
 }
 
 // formatFloat prints a double the shortest way that reads back exactly,
-// as MySQL does.
+// as MySQL does; -0 is 0, as MySQL prints it.
 func formatFloat(v float64) string {
+	if v == 0 {
+		return "0"
+	}
 	if math.Abs(v) >= 1e15 || (v != 0 && math.Abs(v) < 1e-5) {
 		return strconv.FormatFloat(v, 'e', -1, 64)
 	}

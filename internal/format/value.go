@@ -105,9 +105,11 @@ func nulls(col arrow.Array) func(i int) bool {
 
 // Float renders a float the way every format prints it: the shortest
 // digits that read back to the same value, in plain notation for ordinary
-// magnitudes. bits is 32 or 64.
+// magnitudes; -0 is 0, as MySQL prints it. bits is 32 or 64.
 func Float(f float64, bits int) string {
 	switch {
+	case f == 0:
+		return "0"
 	case math.IsNaN(f):
 		return "NaN"
 	case math.IsInf(f, 1):
