@@ -100,7 +100,11 @@ func (b *Binder) bindSelect(sel *ast.SelectStmt, outer *scope) (*bound, error) {
 		}
 		plan, actx = p, a
 	} else if sel.Having != nil {
-		return nil, b.errAt(sel.Having.Expr, errs.Unsupported, "HAVING without GROUP BY or aggregates: write the condition in WHERE (a select alias there is its expression)")
+		p, err := b.rowHaving(sel, plan, sc)
+		if err != nil {
+			return nil, err
+		}
+		plan = p
 	}
 	cur := &exprCtx{sc: newScope(plan.Schema(), outer), agg: actx}
 	if actx != nil && subqueryAfterGrouping(sel) {
