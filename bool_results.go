@@ -12,10 +12,10 @@ import (
 // and IS [NOT] TRUE give INT 0 or 1 (INT(1)), and a BOOLEAN column is a
 // TINYINT(1), so every MySQL client (the mysql command line, drivers,
 // CSV, JSON) shows 1 and 0, never true and false. fsql's plans keep a
-// boolean type (filters, CASE, joins, and the Parquet BOOLEAN that
-// CREATE TABLE ... AS SELECT a = b writes): only the columns a query hands
+// boolean type (filters, CASE, joins): only the columns a query hands
 // back through Rows are retyped, here, as INT (Arrow int32) 0/1 with the
-// same NULLs. (1 = 1) + 1 is 2 either way: arithmetic already reads a
+// same NULLs, and those CREATE TABLE ... AS SELECT a = b writes
+// (sql.intBooleans). (1 = 1) + 1 is 2 either way: arithmetic already reads a
 // boolean as 0/1.
 
 // boolsAsInts returns the result schema with every BOOLEAN field an INT

@@ -8,8 +8,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 )
 
-// A boolean result is MySQL's INT 0/1 in the library's Rows, while the
-// table a comparison is written to keeps its BOOLEAN column.
+// A boolean result is MySQL's INT 0/1 in the library's Rows, and in the
+// table a comparison is written to (MySQL's int(1)).
 func TestBoolResultsAreInts(t *testing.T) {
 	eng, _ := writeEngine(t, 4)
 	rows, err := eng.Query(context.Background(), "select id, id > 2 as big, if(id = 4, null, id = 1) as one from src")
@@ -40,7 +40,7 @@ func TestBoolResultsAreInts(t *testing.T) {
 	}
 
 	mustExec(t, eng, "create table flags as select id, id > 2 as big from src")
-	if got, want := sorted(t, eng, "describe flags"), []string{"big\tboolean\tYES\t(empty)\tNULL\t(empty)", "id\tint\tYES\t(empty)\tNULL\t(empty)"}; !slices.Equal(got, want) {
+	if got, want := sorted(t, eng, "describe flags"), []string{"big\tint\tYES\t(empty)\tNULL\t(empty)", "id\tint\tYES\t(empty)\tNULL\t(empty)"}; !slices.Equal(got, want) {
 		t.Errorf("describe flags: %q, want %q", got, want)
 	}
 	if got, want := sorted(t, eng, "select id, big, big + 1 from flags where big"), []string{"3\t1\t2", "4\t1\t2"}; !slices.Equal(got, want) {

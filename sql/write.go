@@ -3,6 +3,7 @@ package sql
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -93,6 +94,9 @@ func (b *Binder) bindCreateTable(n *ast.CreateTableStmt) (*Statement, error) {
 		return nil, err
 	}
 	if err := checkDecorrelated(q.plan); err != nil {
+		return nil, err
+	}
+	if q.plan, err = intBooleans(q.plan); err != nil {
 		return nil, err
 	}
 	schema := q.plan.Schema()
@@ -404,6 +408,33 @@ func checkNewTableName(name string) error {
 }
 
 // storageType is t without a collation: files hold plain strings.
+// intBooleans casts p's BOOLEAN columns to INT, for CREATE TABLE ... AS
+// SELECT. MySQL has no boolean type: the column of a comparison is an
+// INT(1) and a BOOLEAN column a TINYINT(1), so the table holds what a
+// query of it shows (1 and 0) and what a later INSERT may put there
+// (5 stays 5, where a Parquet BOOLEAN would make it 1). p itself when
+// it has no BOOLEAN column.
+func intBooleans(p planner.Plan) (planner.Plan, error) {
+	s := p.Schema()
+	if !slices.ContainsFunc(s, func(c planner.Column) bool { return c.Type.ID() == arrow.BOOL }) {
+		return p, nil
+	}
+	proj := &planner.Project{Child: p}
+	for i, c := range s {
+		e := expr.Expr(expr.NewColumn(i, c.Type, c.Name))
+		if c.Type.ID() == arrow.BOOL {
+			var err error
+			if e, err = expr.NewCast(e, arrow.PrimitiveTypes.Int32); err != nil {
+				return nil, err
+			}
+		}
+		proj.Exprs = append(proj.Exprs, e)
+		proj.Names = append(proj.Names, c.Name)
+		proj.Tables = append(proj.Tables, c.Table)
+	}
+	return proj, nil
+}
+
 func storageType(t arrow.DataType) arrow.DataType {
 	if et, ok := t.(arrow.ExtensionType); ok {
 		return et.StorageType()
