@@ -299,6 +299,17 @@ func (f *Func) write(w *writer) {
 		w.expr(f.Args[0])
 		w.WriteString(")")
 		return
+	case w.d == DuckDB && (f.Name == "dayofweek" || f.Name == "weekday"):
+		// MySQL: DAYOFWEEK 1 (Sunday) to 7, WEEKDAY 0 (Monday) to 6;
+		// DuckDB: dayofweek 0 (Sunday) to 6, isodow 1 (Monday) to 7.
+		fn, delta := "dayofweek", " + 1)"
+		if f.Name == "weekday" {
+			fn, delta = "isodow", " - 1)"
+		}
+		w.WriteString("(" + fn + "(")
+		w.expr(f.Args[0])
+		w.WriteString(")" + delta)
+		return
 	case w.d == DuckDB && f.Name == "if":
 		w.WriteString("(case when ")
 		w.expr(f.Args[0])
@@ -398,11 +409,15 @@ func (d *DateAdd) write(w *writer) {
 	fmt.Fprintf(w, " + interval %d %s)", d.N, d.Unit)
 }
 
-// Agg is an aggregate call; Arg nil is count(*).
+// Agg is an aggregate call; Arg nil is count(*). group_concat takes Order
+// and Sep: GROUP_CONCAT(x ORDER BY ... SEPARATOR s) in MySQL,
+// string_agg(CAST(x AS VARCHAR), s ORDER BY ...) in DuckDB.
 type Agg struct {
 	Fn       string
 	Distinct bool
 	Arg      Expr
+	Order    []OrderItem
+	Sep      string
 	T        Type
 }
 
@@ -411,9 +426,17 @@ func (a *Agg) kids() []Expr {
 	if a.Arg == nil {
 		return nil
 	}
-	return []Expr{a.Arg}
+	k := []Expr{a.Arg}
+	for _, o := range a.Order {
+		k = append(k, o.E)
+	}
+	return k
 }
 func (a *Agg) write(w *writer) {
+	if a.Fn == "group_concat" {
+		a.writeConcat(w)
+		return
+	}
 	w.WriteString(a.Fn + "(")
 	switch {
 	case a.Arg == nil:
@@ -425,6 +448,44 @@ func (a *Agg) write(w *writer) {
 		w.expr(a.Arg)
 	}
 	w.WriteString(")")
+}
+
+func (a *Agg) writeConcat(w *writer) {
+	order := func() {
+		if len(a.Order) == 0 {
+			return
+		}
+		w.WriteString(" order by ")
+		for i, o := range a.Order {
+			if i > 0 {
+				w.WriteString(", ")
+			}
+			w.expr(o.E)
+			if o.Desc {
+				w.WriteString(" desc")
+			}
+		}
+	}
+	distinct := ""
+	if a.Distinct {
+		distinct = "distinct "
+	}
+	if w.d == DuckDB {
+		w.WriteString("string_agg(" + distinct)
+		if a.Arg.Type() == String {
+			w.expr(a.Arg)
+		} else {
+			w.expr(&Cast{E: a.Arg, T: String})
+		}
+		w.WriteString(", " + quote(a.Sep, w.d))
+		order()
+		w.WriteString(")")
+		return
+	}
+	w.WriteString("group_concat(" + distinct)
+	w.expr(a.Arg)
+	order()
+	w.WriteString(" separator " + quote(a.Sep, w.d) + ")")
 }
 
 // OrderItem is one ORDER BY key of a window.

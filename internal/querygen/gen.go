@@ -252,7 +252,13 @@ func (g *Gen) join(q *Select, sc *scope, comma bool, depth int) bool {
 	}
 	c := cands[g.n(len(cands))]
 	it := FromItem{Table: c.to.Name, Alias: g.alias()}
-	cond := Expr(&Bin{Op: "=", L: c.from.e, R: &Col{Qual: it.Alias, Name: c.col, T: c.from.e.Type()}, T: Bool})
+	// <=> on a link matches what = does (a key is never NULL), planned
+	// as a hash join on (x IS NULL, COALESCE(x, 0)) keys.
+	op := "="
+	if g.chance(15) {
+		op = "<=>"
+	}
+	cond := Expr(&Bin{Op: op, L: c.from.e, R: &Col{Qual: it.Alias, Name: c.col, T: c.from.e.Type()}, T: Bool})
 	inner := &scope{}
 	tableScope(inner, c.to, it.Alias)
 	if comma {
@@ -417,6 +423,26 @@ func (g *Gen) aggregate(q *Select, sc *scope, depth int, top bool) {
 		hs.ops = append(hs.ops, g.exactAgg(sc, depth))
 		q.Having = g.pred(hs, g.opt.MaxDepth, 0)
 	}
+	if !g.opt.NoSubqueries && depth < g.opt.MaxDepth && !q.Rollup && g.chance(12) {
+		// A subquery in HAVING, correlated on the group keys that are
+		// columns, or compared with an aggregate.
+		ks := &scope{tables: sc.tables}
+		for _, k := range q.GroupBy {
+			for _, o := range sc.ops {
+				if o.e == k {
+					ks.ops = append(ks.ops, o)
+				}
+			}
+		}
+		switch {
+		case len(aggOps) > 0 && (len(ks.ops) == 0 || g.chance(50)):
+			a := aggOps[g.n(len(aggOps))]
+			op := []string{"=", "<", ">", "<=", ">=", "<>"}[g.n(6)]
+			q.Having = and(q.Having, &Bin{Op: op, L: a.e, R: g.scalarSubOf(ks, depth, a), T: Bool})
+		case len(ks.ops) > 0:
+			q.Having = and(q.Having, g.subPred(ks, depth))
+		}
+	}
 	if top && !g.opt.NoWindows && len(aggOps) > 0 && g.chance(8) {
 		a := aggOps[g.n(len(aggOps))].e
 		w := &Window{Fn: []string{"rank", "dense_rank"}[g.n(2)], Order: []OrderItem{{E: a, Desc: g.chance(50)}}, T: Int}
@@ -465,7 +491,9 @@ func (g *Gen) numeric(sc *scope) (operand, bool) {
 
 // exactAgg is an aggregate both engines compute exactly.
 func (g *Gen) exactAgg(sc *scope, depth int) operand {
-	switch g.n(11) {
+	switch g.n(12) {
+	case 11:
+		return operand{e: g.groupConcat(sc)}
 	case 1:
 		o := sc.ops[g.n(len(sc.ops))]
 		return operand{e: &Agg{Fn: "count", Arg: o.e, T: Int}, values: []string{"0", "1", "2", "5"}}
@@ -477,6 +505,11 @@ func (g *Gen) exactAgg(sc *scope, depth int) operand {
 			arg := o.e
 			if g.chance(30) {
 				arg = g.scalar(o.e.Type(), sc, depth, 1)
+			}
+			if o.e.Type() == Int && g.chance(15) {
+				// Terms near 2^61: their sum passes BIGINT, which MySQL's
+				// DECIMAL sum and DuckDB's HUGEINT hold exactly.
+				arg = &Bin{Op: "*", L: o.e, R: &Lit{Val: "1000000000000", T: Int}, T: Int}
 			}
 			return operand{e: &Agg{Fn: "sum", Arg: arg, T: o.e.Type()}, values: o.values}
 		}
@@ -501,6 +534,36 @@ func (g *Gen) exactAgg(sc *scope, depth int) operand {
 		}
 	}
 	return operand{e: &Agg{Fn: "count", T: Int}, values: []string{"0", "1", "2", "3", "10"}}
+}
+
+// groupConcat is GROUP_CONCAT in a total order, so its text is the
+// same in both engines: on the value itself (equal values are equal
+// text), or on any column and then a unique key of the FROM row. DISTINCT
+// orders on the value, which must then be a string or a date (DuckDB
+// sorts the text it concatenates, whose order for those is the value's).
+func (g *Gen) groupConcat(sc *scope) *Agg {
+	o := sc.ops[g.n(len(sc.ops))]
+	if o.e.Type() == Float {
+		// A double's text differs (MySQL 2 and -0, DuckDB 2.0 and -0.0).
+		o.e = &Cast{E: o.e, T: Int}
+	}
+	a := &Agg{Fn: "group_concat", Arg: o.e, Sep: []string{",", ",", ", ", "", "|"}[g.n(5)], T: String}
+	t := o.e.Type()
+	switch {
+	case (t == String || t == Date) && g.chance(30):
+		a.Distinct = true
+		a.Order = []OrderItem{{E: o.e, Desc: g.chance(40)}}
+	case sc.unique != nil && g.chance(60):
+		if g.chance(50) {
+			a.Order = append(a.Order, OrderItem{E: sc.ops[g.n(len(sc.ops))].e, Desc: g.chance(40)})
+		}
+		for _, u := range sc.unique {
+			a.Order = append(a.Order, OrderItem{E: u, Desc: g.chance(20)})
+		}
+	default:
+		a.Order = []OrderItem{{E: o.e, Desc: g.chance(40)}}
+	}
+	return a
 }
 
 // inexactAgg is an aggregate whose value the engines give in different
@@ -731,7 +794,8 @@ func (g *Gen) anyLit(t Type) *Lit {
 	case Date:
 		if g.chance(30) {
 			// Month ends, where adding months clamps the day.
-			return &Lit{Val: []string{"2000-01-31", "2000-02-29", "2001-02-28", "1999-03-31", "2002-08-31", "2000-12-31", "2001-04-30", "2003-05-31"}[g.n(8)], T: t}
+			return &Lit{Val: []string{"2000-01-31", "2000-02-29", "2001-02-28", "1999-03-31", "2002-08-31", "2000-12-31", "2001-04-30", "2003-05-31",
+				"1999-12-31", "2001-01-01", "2004-02-29", "2002-12-31"}[g.n(12)], T: t}
 		}
 		return &Lit{Val: fmt.Sprintf("%d-%02d-%02d", 1998+g.n(6), 1+g.n(12), 1+g.n(28)), T: t}
 	case Float:
@@ -869,13 +933,23 @@ func (g *Gen) scalar(t Type, sc *scope, depth, size int) Expr {
 			return &Bin{Op: []string{"%", "div"}[g.n(2)], L: col(), R: &Lit{Val: strconv.Itoa(g.n(6)), T: Int}, T: Int}
 		case 7:
 			if s := sc.ofType(String); len(s) > 0 && g.chance(50) {
+				if g.chance(30) {
+					// Position of a piece of one of its values (1-based, 0
+					// when absent, NULL of NULL).
+					o := s[g.n(len(s))]
+					return &Func{Name: "instr", Args: []Expr{o.e, &Lit{Val: g.piece(o), T: String}}, T: Int}
+				}
 				return &Func{Name: "length", Args: []Expr{s[g.n(len(s))].e}, T: Int}
 			}
 			if d := sc.ofType(Date); len(d) > 0 {
 				if g.chance(30) {
 					return &Func{Name: "datediff", Args: []Expr{g.scalar(Date, sc, depth, size+1), g.scalar(Date, sc, depth, size+1)}, T: Int}
 				}
-				return &Func{Name: []string{"year", "month", "day", "quarter"}[g.n(4)], Args: []Expr{d[g.n(len(d))].e}, T: Int}
+				arg := Expr(d[g.n(len(d))].e)
+				if g.chance(30) {
+					arg = g.scalar(Date, sc, depth, size+1) // month ends, intervals
+				}
+				return &Func{Name: []string{"year", "month", "day", "quarter", "dayofyear", "dayofweek", "weekday", "dayofmonth"}[g.n(8)], Args: []Expr{arg}, T: Int}
 			}
 			return &Func{Name: "abs", Args: []Expr{col()}, T: Int}
 		case 8:
@@ -903,8 +977,11 @@ func (g *Gen) scalar(t Type, sc *scope, depth, size int) Expr {
 	case String:
 		switch k {
 		case 4:
-			return &Func{Name: []string{"upper", "lower", "trim"}[g.n(3)], Args: []Expr{col()}, T: String}
+			return &Func{Name: []string{"upper", "lower", "trim", "ltrim", "rtrim", "reverse"}[g.n(6)], Args: []Expr{col()}, T: String}
 		case 5:
+			if g.chance(50) {
+				return g.stringFunc(col(), sc, depth, size)
+			}
 			return &Func{Name: "substr", Args: []Expr{col(), &Lit{Val: strconv.Itoa(1 + g.n(3)), T: Int}, &Lit{Val: strconv.Itoa(1 + g.n(4)), T: Int}}, T: String}
 		case 6:
 			return &Func{Name: "concat", Args: []Expr{col(), g.scalar(String, sc, depth, size+1)}, T: String}
@@ -930,8 +1007,13 @@ func (g *Gen) scalar(t Type, sc *scope, depth, size int) Expr {
 			return g.choice(Date, sc, depth, size)
 		}
 	}
-	// k == 9: a conditional.
-	return &Case{Whens: []Expr{g.pred(sc, depth, size+2)}, Thens: []Expr{col()}, Else: g.elseOf(t, sc, depth, size), T: t}
+	// k == 9: a conditional, in a select item sometimes over a scalar
+	// subquery (evaluated only where its WHEN holds).
+	then := col()
+	if size == 0 && (t == Int || t == Decimal) && !g.opt.NoSubqueries && depth < g.opt.MaxDepth && len(sc.tables) > 0 && g.chance(20) {
+		then = g.scalarSub(sc, depth, t)
+	}
+	return &Case{Whens: []Expr{g.pred(sc, depth, size+2)}, Thens: []Expr{then}, Else: g.elseOf(t, sc, depth, size), T: t}
 }
 
 func (g *Gen) elseOf(t Type, sc *scope, depth, size int) Expr {
@@ -946,9 +1028,56 @@ func (g *Gen) elseOf(t Type, sc *scope, depth, size int) Expr {
 	return g.scalar(t, sc, depth, size+1)
 }
 
+// stringFunc is a string function of s whose MySQL and DuckDB results
+// agree, NULL and the empty string included: LEFT/RIGHT, LPAD/RPAD (which cut a longer
+// string), REPEAT, REPLACE of a piece of a value, CONCAT_WS (which skips
+// NULLs in both).
+func (g *Gen) stringFunc(s Expr, sc *scope, depth, size int) Expr {
+	n := func(k int) Expr { return &Lit{Val: strconv.Itoa(g.n(k)), T: Int} }
+	switch g.n(6) {
+	case 0:
+		return &Func{Name: []string{"left", "right"}[g.n(2)], Args: []Expr{s, n(4)}, T: String}
+	case 1:
+		return &Func{Name: []string{"lpad", "rpad"}[g.n(2)], Args: []Expr{s, n(8), &Lit{Val: []string{"*", "ab", " "}[g.n(3)], T: String}}, T: String}
+	case 2:
+		return &Func{Name: "repeat", Args: []Expr{s, n(3)}, T: String}
+	case 3:
+		from := "a"
+		if c, ok := s.(*Col); ok {
+			for _, o := range sc.ops {
+				if o.e == Expr(c) {
+					from = g.piece(o)
+				}
+			}
+		}
+		return &Func{Name: "replace", Args: []Expr{s, &Lit{Val: from, T: String}, &Lit{Val: []string{"", "Z", "--"}[g.n(3)], T: String}}, T: String}
+	}
+	return &Func{Name: "concat_ws", Args: []Expr{&Lit{Val: []string{",", "", " - "}[g.n(3)], T: String}, s, g.scalar(String, sc, depth, size+1)}, T: String}
+}
+
+// piece is a non-empty part of one of o's values (or "a").
+func (g *Gen) piece(o operand) string {
+	v := "a"
+	if len(o.values) > 0 {
+		v = o.values[g.n(len(o.values))]
+	}
+	if len(v) > 3 {
+		i := g.n(len(v) - 2)
+		v = v[i : i+1+g.n(2)]
+	}
+	if v == "" {
+		v = "a"
+	}
+	return v
+}
+
 // choice is one of the NULL-handling functions.
 func (g *Gen) choice(t Type, sc *scope, depth, size int) Expr {
 	a := g.scalar(t, sc, depth, size+1)
+	if t == Decimal && g.chance(25) {
+		// One arm an integer: both engines unify to a decimal.
+		return g.mixed(a, sc, depth, size)
+	}
 	switch g.n(3) {
 	case 0:
 		return &Func{Name: "coalesce", Args: []Expr{a, g.anyLit(t)}, T: t}
@@ -957,6 +1086,20 @@ func (g *Gen) choice(t Type, sc *scope, depth, size int) Expr {
 	default:
 		return &Func{Name: "if", Args: []Expr{g.pred(sc, depth, size+2), a, g.scalar(t, sc, depth, size+1)}, T: t}
 	}
+}
+
+// mixed is COALESCE or IF of a decimal a and an integer, in either
+// order: a decimal in both engines.
+func (g *Gen) mixed(a Expr, sc *scope, depth, size int) Expr {
+	i := g.scalar(Int, sc, depth, size+1)
+	args := []Expr{a, i}
+	if g.chance(50) {
+		args = []Expr{i, a}
+	}
+	if g.chance(50) {
+		return &Func{Name: "if", Args: append([]Expr{g.pred(sc, depth, size+2)}, args...), T: Decimal}
+	}
+	return &Func{Name: "coalesce", Args: args, T: Decimal}
 }
 
 // linked finds a table and column that o joins to through a link, in
@@ -1002,25 +1145,64 @@ func (g *Gen) inner(t *Table) (*Select, *scope) {
 	return q, sc
 }
 
-// correlate adds `inner = outer` for some pair of columns that link, or
-// that share a type.
+// correlate adds `inner = outer` (or <=>) for some pair of columns that
+// link, or that share a type, and sometimes a non-equality between
+// another pair beside it (a residual of the decorrelated join). Only
+// plain columns of the outer scope are correlated, never its aggregates.
 func (g *Gen) correlate(q *Select, in, outer *scope) {
+	var cols []operand
+	for _, o := range outer.ops {
+		if _, ok := o.e.(*Col); ok {
+			cols = append(cols, o)
+		}
+	}
+	if len(cols) == 0 {
+		return
+	}
+	eq := func() string {
+		if g.chance(20) {
+			return "<=>"
+		}
+		return "="
+	}
+	n := len(andList(q.Where))
+	defer func() {
+		if len(andList(q.Where)) == n || !g.chance(25) {
+			return // no equality: a non-equality alone would pair every row
+		}
+		o := cols[g.n(len(cols))]
+		if same := in.ofType(o.e.Type()); len(same) > 0 {
+			op := []string{"<", "<=", ">", ">=", "<>"}[g.n(5)]
+			q.Where = and(q.Where, &Bin{Op: op, L: same[g.n(len(same))].e, R: o.e, T: Bool})
+		}
+	}()
 	for tries := 0; tries < 6; tries++ {
-		o := outer.ops[g.n(len(outer.ops))]
+		o := cols[g.n(len(cols))]
 		for _, i := range in.ops {
 			for _, l := range g.s.Links {
 				if (o.origin == l.From+"."+l.FromCol && i.origin == l.To+"."+l.ToCol) ||
 					(o.origin == l.To+"."+l.ToCol && i.origin == l.From+"."+l.FromCol) {
-					q.Where = and(q.Where, &Bin{Op: "=", L: i.e, R: o.e, T: Bool})
+					q.Where = and(q.Where, &Bin{Op: eq(), L: i.e, R: o.e, T: Bool})
 					return
 				}
 			}
 		}
 	}
-	o := outer.ops[g.n(len(outer.ops))]
+	o := cols[g.n(len(cols))]
 	if same := in.ofType(o.e.Type()); len(same) > 0 {
-		q.Where = and(q.Where, &Bin{Op: "=", L: same[g.n(len(same))].e, R: o.e, T: Bool})
+		q.Where = and(q.Where, &Bin{Op: eq(), L: same[g.n(len(same))].e, R: o.e, T: Bool})
 	}
+}
+
+// andList is e's conjuncts.
+func andList(e Expr) []Expr {
+	if b, ok := e.(*Bin); ok && b.Op == "and" {
+		return append(andList(b.L), andList(b.R)...)
+	}
+	if e == nil {
+		return nil
+	}
+	return []Expr{e}
 }
 
 // subPred is an IN, EXISTS or scalar-comparison subquery.

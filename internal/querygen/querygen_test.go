@@ -39,6 +39,12 @@ func TestRenderDialects(t *testing.T) {
 		{&Window{Fn: "rank", Partition: []Expr{a}, Order: []OrderItem{{E: c, Desc: true}}, T: Int},
 			"rank() over (partition by t.a order by t.c desc)", "rank() over (partition by t.a order by t.c desc)"},
 		{&Window{Fn: "count", T: Int}, "count(*) over ()", "count(*) over ()"},
+		{&Agg{Fn: "group_concat", Arg: a, Order: []OrderItem{{E: s, Desc: true}, {E: a}}, Sep: "", T: String},
+			"group_concat(t.a order by t.s desc, t.a separator '')", "string_agg(cast(t.a as varchar), '' order by t.s desc, t.a)"},
+		{&Agg{Fn: "group_concat", Distinct: true, Arg: s, Order: []OrderItem{{E: s}}, Sep: ",", T: String},
+			"group_concat(distinct t.s order by t.s separator ',')", "string_agg(distinct t.s, ',' order by t.s)"},
+		{&Func{Name: "dayofweek", Args: []Expr{d}, T: Int}, "dayofweek(t.d)", "(dayofweek(t.d) + 1)"},
+		{&Func{Name: "weekday", Args: []Expr{d}, T: Int}, "weekday(t.d)", "(isodow(t.d) - 1)"},
 	} {
 		if got := Render(tc.e, MySQL); got != tc.mysql {
 			t.Errorf("MySQL: got %s, want %s", got, tc.mysql)
@@ -83,7 +89,8 @@ func TestGenerate(t *testing.T) {
 		}
 		parses(t, "a generated statement", text)
 		for _, f := range []string{" join ", " left join ", " right join ", " cross join ", " group by ", " with rollup", " having ",
-			" over (", "exists (", " in (select", "(select", " union ", " intersect ", " except ", "with t", " limit ", "distinct "} {
+			" over (", "exists (", " in (select", "(select", " union ", " intersect ", " except ", "with t", " limit ", "distinct ",
+			" <=> ", "group_concat(", " separator ", "lpad(", "replace(", "concat_ws(", "dayofweek(", "then ((select", "1000000000000"} {
 			if strings.Contains(text, f) {
 				seen[f]++
 			}
@@ -105,7 +112,8 @@ func TestGenerate(t *testing.T) {
 	}
 	for _, f := range []string{" join ", " left join ", " right join ", " cross join ", " group by ", " with rollup", " having ",
 		" over (", "exists (", " in (select", "(select", " union ", "with t", " limit ", "distinct ",
-		"tlp-where", "tlp-group", "tlp-agg", "tlp-having"} {
+		"tlp-where", "tlp-group", "tlp-agg", "tlp-having", " <=> ", "group_concat(", " separator ", "lpad(", "replace(",
+		"concat_ws(", "dayofweek(", "then ((select", "1000000000000"} {
 		if seen[f] == 0 {
 			t.Errorf("400 statements without %q", f)
 		}
