@@ -60,14 +60,16 @@ func drainQuery(b *testing.B, eng *fsql.Engine, q string) *fsql.Rows {
 	return rows
 }
 
-// runAll runs every golden query once and returns the wall time.
-func runAll(b *testing.B, eng *fsql.Engine, queries []string) time.Duration {
+// runAll runs every query once and returns each one's wall time.
+func runAll(b *testing.B, eng *fsql.Engine, queries []string) []time.Duration {
 	b.Helper()
-	start := time.Now()
-	for _, q := range queries {
+	out := make([]time.Duration, len(queries))
+	for i, q := range queries {
+		start := time.Now()
 		drainQuery(b, eng, q)
+		out[i] = time.Since(start)
 	}
-	return time.Since(start)
+	return out
 }
 
 func medianDuration(ds []time.Duration) time.Duration {
@@ -76,18 +78,38 @@ func medianDuration(ds []time.Duration) time.Duration {
 	return s[len(s)/2]
 }
 
+// benchList is a comma-separated environment variable as a set, nil when
+// unset.
+func benchList(name string) map[string]bool {
+	v := strings.TrimSpace(os.Getenv(name))
+	if v == "" {
+		return nil
+	}
+	out := map[string]bool{}
+	for _, f := range strings.Split(v, ",") {
+		out[strings.TrimSpace(f)] = true
+	}
+	return out
+}
+
 // BenchmarkAdaptiveTPCDS times TPC-DS queries with the adaptive scheduler
 // against fixed parallelism 1, 2, 4 and 16 (issue 14's target: adaptive at
-// most 0.95x the best fixed setting): after one uncounted warm-up round,
-// 5 interleaved rounds (the config order rotates every round), median per
-// config. The metrics are
-// milliseconds for the whole set and adaptive/best-fixed.
+// most 0.95x the best fixed setting, over the 20-query set and over all
+// 103 statements): after one uncounted warm-up round, 5 interleaved
+// rounds (the config order rotates every round), each statement timed
+// alone. The metrics are the median over the rounds of each config's
+// total milliseconds and adaptive/best-fixed; with all statements, the
+// same for the 20-query set among them (star20-...). The log lists the
+// statements whose median under adaptive is furthest above the best
+// fixed config's median for that statement.
 //
 // By default the foundation's 20 queries on benchTPCDSDir's data;
 // FSQL_BENCH_DATA names another dataset folder (for example the
 // Hive-partitioned or the flat scale-1 set `make bench-vs-duckdb`
-// generates), FSQL_BENCH_QUERIES=all runs all 103 statements, and
-// FSQL_BENCH_ROUNDS sets the rounds.
+// generates), FSQL_BENCH_QUERIES=all runs all 103 statements,
+// FSQL_BENCH_ONLY=q3,q7 only the statements named, FSQL_BENCH_CONFIGS=
+// fixed-p2,fixed-p4 only the fixed configs named (adaptive always runs),
+// and FSQL_BENCH_ROUNDS sets the rounds.
 //
 //	go test -run '^$' -bench AdaptiveTPCDS -benchtime 1x .
 //	FSQL_BENCH_SCALE=1 go test -run '^$' -bench AdaptiveTPCDS -benchtime 1x -timeout 1h .
@@ -109,6 +131,22 @@ func BenchmarkAdaptiveTPCDS(b *testing.B) {
 			names = append(names, strings.TrimSuffix(filepath.Base(f), ".sql"))
 		}
 	}
+	if only := benchList("FSQL_BENCH_ONLY"); only != nil {
+		var kept []string
+		for _, q := range names {
+			if only[q] {
+				kept = append(kept, q)
+			}
+		}
+		if len(kept) == 0 {
+			b.Fatalf("FSQL_BENCH_ONLY=%q names none of the statements", os.Getenv("FSQL_BENCH_ONLY"))
+		}
+		names = kept
+	}
+	star := map[string]bool{}
+	for _, q := range goldenQueries {
+		star[q] = true
+	}
 	var queries []string
 	for _, q := range names {
 		text, err := os.ReadFile(filepath.Join("testdata", "tpcds", "queries", q+".sql"))
@@ -120,15 +158,19 @@ func BenchmarkAdaptiveTPCDS(b *testing.B) {
 	fixed := func(p string) []string {
 		return []string{"execution.batch.adaptive.auto-parallelism.enabled", "false", "parallelism.default", p}
 	}
-	configs := []struct {
+	type config struct {
 		name string
 		kv   []string
-	}{
-		{"adaptive", nil},
-		{"fixed-p1", fixed("1")},
-		{"fixed-p2", fixed("2")},
-		{"fixed-p4", fixed("4")},
-		{"fixed-p16", fixed("16")},
+	}
+	configs := []config{{"adaptive", nil}}
+	keep := benchList("FSQL_BENCH_CONFIGS")
+	for _, p := range []string{"1", "2", "4", "16"} {
+		if name := "fixed-p" + p; keep == nil || keep[name] {
+			configs = append(configs, config{name, fixed(p)})
+		}
+	}
+	if len(configs) < 2 {
+		b.Fatalf("FSQL_BENCH_CONFIGS=%q names none of fixed-p1, fixed-p2, fixed-p4, fixed-p16", os.Getenv("FSQL_BENCH_CONFIGS"))
 	}
 	engines := make([]*fsql.Engine, len(configs))
 	for i, c := range configs {
@@ -148,25 +190,99 @@ func BenchmarkAdaptiveTPCDS(b *testing.B) {
 		runAll(b, engines[c], queries)
 	}
 	for i := 0; i < b.N; i++ {
-		times := make([][]time.Duration, len(configs))
+		// times[c][r][q]: config c, round r, statement q.
+		times := make([][][]time.Duration, len(configs))
 		for r := 0; r < rounds; r++ {
 			for k := range configs {
 				c := (k + r) % len(configs)
 				times[c] = append(times[c], runAll(b, engines[c], queries))
 			}
 		}
-		best := time.Duration(1<<63 - 1)
-		for c := range configs {
-			if c > 0 {
-				best = min(best, medianDuration(times[c]))
+		// set reports the medians of the per-round totals over the
+		// statements in (all when in is nil) and adaptive/best-fixed.
+		set := func(label string, in map[string]bool) {
+			best := time.Duration(1<<63 - 1)
+			meds := make([]time.Duration, len(configs))
+			n := 0
+			for c := range configs {
+				totals := make([]time.Duration, rounds)
+				for r := range totals {
+					n = 0
+					for q, name := range names {
+						if in == nil || in[name] {
+							totals[r] += times[c][r][q]
+							n++
+						}
+					}
+				}
+				meds[c] = medianDuration(totals)
+				if c > 0 {
+					best = min(best, meds[c])
+				}
+				b.Logf("%s (scale %g), %s, %d statements, %s: median %v of %v", dir, scale, label, n, configs[c].name, meds[c].Round(time.Millisecond), roundDurations(totals))
 			}
+			prefix := ""
+			if label != "set" {
+				prefix = label + "-"
+			}
+			for c, cfg := range configs {
+				b.ReportMetric(float64(meds[c].Milliseconds()), prefix+cfg.name+"-ms")
+			}
+			b.ReportMetric(float64(meds[0])/float64(best), prefix+"adaptive/best-fixed")
 		}
-		for c, cfg := range configs {
-			m := medianDuration(times[c])
-			b.ReportMetric(float64(m.Milliseconds()), cfg.name+"-ms")
-			b.Logf("%s (scale %g), %d statements, %s: median %v of %v", dir, scale, len(queries), cfg.name, m.Round(time.Millisecond), times[c])
+		set("set", nil)
+		if n := countIn(names, star); n > 0 && n < len(names) {
+			set("star20", star)
 		}
-		b.ReportMetric(float64(medianDuration(times[0]))/float64(best), "adaptive/best-fixed")
+		logLosses(b, names, configs[0].name, times)
+	}
+}
+
+// countIn counts the names in set.
+func countIn(names []string, set map[string]bool) int {
+	n := 0
+	for _, q := range names {
+		if set[q] {
+			n++
+		}
+	}
+	return n
+}
+
+// roundDurations rounds ds to milliseconds for the log.
+func roundDurations(ds []time.Duration) []time.Duration {
+	out := make([]time.Duration, len(ds))
+	for i, d := range ds {
+		out[i] = d.Round(time.Millisecond)
+	}
+	return out
+}
+
+// logLosses logs the ten statements whose median time under the first
+// config (adaptive) is furthest above the best median of the others.
+func logLosses(b *testing.B, names []string, first string, times [][][]time.Duration) {
+	type loss struct {
+		name      string
+		got, best time.Duration
+	}
+	var ls []loss
+	for q, name := range names {
+		med := func(c int) time.Duration {
+			ds := make([]time.Duration, len(times[c]))
+			for r := range ds {
+				ds[r] = times[c][r][q]
+			}
+			return medianDuration(ds)
+		}
+		l := loss{name: name, got: med(0), best: time.Duration(1<<63 - 1)}
+		for c := 1; c < len(times); c++ {
+			l.best = min(l.best, med(c))
+		}
+		ls = append(ls, l)
+	}
+	sort.Slice(ls, func(i, j int) bool { return ls[i].got-ls[i].best > ls[j].got-ls[j].best })
+	for _, l := range ls[:min(10, len(ls))] {
+		b.Logf("%s: %s median %v, best fixed %v (%v more)", l.name, first, l.got.Round(time.Millisecond), l.best.Round(time.Millisecond), (l.got - l.best).Round(time.Millisecond))
 	}
 }
 

@@ -84,10 +84,12 @@ type Config struct {
 	// Default 16 MiB, Flink's.
 	AdaptiveBytesPerTask int64
 	// AdaptiveMinBytesPerTask is the least input a task is given when a
-	// stage is raised to fill free slots
+	// stage is raised to fill the workers' slots
 	// (execution.batch.adaptive.auto-parallelism.min-data-volume-per-task,
-	// fsql's own key; Flink sizes tasks for throughput only). Default
-	// 1 MiB, also when zero; negative turns filling off (the key's value 0).
+	// fsql's own key; Flink sizes tasks for throughput only); with it, a
+	// parallelism above the slots is rounded up to a multiple of them.
+	// Default 1 MiB, also when zero; negative turns both off (the key's
+	// value 0).
 	AdaptiveMinBytesPerTask int64
 	// AdaptiveMinParallelism and AdaptiveMaxParallelism clamp the decided
 	// parallelism (execution.batch.adaptive.auto-parallelism.min-parallelism,
@@ -415,7 +417,7 @@ var configKeys = map[string]configKey{
 		get: func(c *Config) string { return formatBytes(c.AdaptiveBytesPerTask) },
 	},
 	"execution.batch.adaptive.auto-parallelism.min-data-volume-per-task": {
-		doc: "least input bytes a task gets when a stage is raised to fill free slots; 0 turns that off",
+		doc: "least input bytes a task gets when a stage is raised to fill the slots (above them, parallelism is a multiple of the slots); 0 turns both off",
 		set: func(c *Config, v string) error {
 			var n int64
 			if err := setBytes(&n, v); err != nil {

@@ -28,6 +28,9 @@ type ExecutionGraph struct {
 	// worker it did not block, because half the pool was blocked already
 	// (policy.MayBlock).
 	NotBlocked int
+	// Slots is the workers' slots when the run started (EXPLAIN ANALYZE
+	// sets the attempts' run time against them: slot occupancy).
+	Slots int
 
 	byStage map[*Stage]*StageRun
 }

@@ -42,6 +42,7 @@ func explain(g *JobGraph, run *ExecutionGraph, stats *exec.QueryStats) string {
 		explainNode(&x.sb, g, st.Root, 1, stats, producer)
 	}
 	if run != nil {
+		explainOccupancy(&x.sb, run)
 		explainBlocked(&x.sb, run)
 	}
 	return x.sb.String()
@@ -244,6 +245,41 @@ func firstLine(err error) string {
 		msg = msg[:i]
 	}
 	return msg
+}
+
+// explainOccupancy says how busy the run kept the workers' slots: the
+// attempts' run time against the slots times the run's wall time (first
+// attempt's start to last attempt's end). The idle rest is what another
+// parallelism could have used; the stages' task lines show where.
+func explainOccupancy(sb *strings.Builder, run *ExecutionGraph) {
+	if run.Slots <= 0 {
+		return
+	}
+	var t0, t1 time.Time
+	var busy time.Duration
+	for _, r := range run.Stages {
+		for _, t := range r.Tasks {
+			for _, a := range t.Attempts {
+				if a.Start.IsZero() || a.End.IsZero() {
+					continue
+				}
+				busy += a.End.Sub(a.Start)
+				if t0.IsZero() || a.Start.Before(t0) {
+					t0 = a.Start
+				}
+				if a.End.After(t1) {
+					t1 = a.End
+				}
+			}
+		}
+	}
+	wall := t1.Sub(t0)
+	if wall <= 0 {
+		return
+	}
+	capacity := wall * time.Duration(run.Slots)
+	fmt.Fprintf(sb, "Slot occupancy: %d slots over %s, attempts ran %s of %s slot time (%.0f%%)\n",
+		run.Slots, fmtDuration(wall), fmtDuration(busy), fmtDuration(capacity), 100*float64(busy)/float64(capacity))
 }
 
 // explainBlocked lists the workers blocklisted during the run, times from

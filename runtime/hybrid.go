@@ -211,7 +211,10 @@ func (s *scheduler) pipelinable(ctx context.Context, r *StageRun) (bool, error) 
 	}
 	h := s.hybrid[r]
 	if h == nil || !sameStages(h.running, running) || h.committed != committed {
-		p, err := s.decide(ctx, r, bufs, est, s.unclaimedSlots())
+		// A pipelined start places every task at once (below), so only
+		// the unclaimed slots count.
+		free := s.unclaimedSlots()
+		p, err := s.decide(ctx, r, bufs, est, free, free)
 		if err != nil {
 			return false, err
 		}

@@ -52,10 +52,11 @@ func stageInput(ctx context.Context, s *Stage, bufs []*shuffle.Buffer, est []int
 
 // decideParallelism picks a stage's task count when it is scheduled, after
 // its inputs are complete, and records why on r.Decision. Adaptive: from
-// the bytes its producers wrote or the files it scans, and the slots free
-// now (policy.DecideParallelism); otherwise the run's fixed parallelism.
-// Either way 1 where more tasks would repeat rows.
-func decideParallelism(ctx context.Context, r *StageRun, bufs []*shuffle.Buffer, est []int64, cfg *RunConfig, services *exec.TaskContext, freeSlots int) (int, error) {
+// the bytes its producers wrote or the files it scans, and the slots
+// (policy.DecideParallelism: freeSlots are free and unclaimed now, slots
+// the capacity its tasks may queue for); otherwise the run's fixed
+// parallelism. Either way 1 where more tasks would repeat rows.
+func decideParallelism(ctx context.Context, r *StageRun, bufs []*shuffle.Buffer, est []int64, cfg *RunConfig, services *exec.TaskContext, freeSlots, slots int) (int, error) {
 	s := r.Stage
 	var in policy.ParallelismInput
 	if cfg.Adaptive.Enabled {
@@ -65,7 +66,7 @@ func decideParallelism(ctx context.Context, r *StageRun, bufs []*shuffle.Buffer,
 		if in, err = stageInput(ctx, s, bufs, est, &tc); err != nil {
 			return 0, err
 		}
-		in.FreeSlots = freeSlots
+		in.FreeSlots, in.Slots = freeSlots, slots
 	} else {
 		in.Single = needsSingleTask(s)
 	}

@@ -98,6 +98,7 @@ func newScheduler(g *JobGraph, cfg *RunConfig, e *Execution) (*scheduler, error)
 	for _, w := range s.workers {
 		s.busy = append(s.busy, make([]bool, max(w.Slots(), 0)))
 		s.workerIDs = append(s.workerIDs, w.ID())
+		s.eg.Slots += max(w.Slots(), 0)
 	}
 	s.blocklist = cfg.Blocklist
 	if s.blocklist == nil {
@@ -172,6 +173,20 @@ func (s *scheduler) freeSlots(usable []bool) int {
 // what a stage being scheduled now can fill without waiting.
 func (s *scheduler) unclaimedSlots() int {
 	return max(s.FreeSlots()-len(s.queue), 0)
+}
+
+// usableSlots is the capacity of the workers that take new attempts: all
+// their slots, busy or not. A stage that starts blocking is spread over
+// it (its tasks queue for slots that free while it runs).
+func (s *scheduler) usableSlots() int {
+	usable := s.usableWorkers(time.Now())
+	n := 0
+	for i, w := range s.workers {
+		if usable[i] {
+			n += max(w.Slots(), 0)
+		}
+	}
+	return n
 }
 
 // free is the free slots of worker i.
@@ -634,7 +649,7 @@ func (s *scheduler) launch(ctx context.Context, r *StageRun) error {
 	p, pipelined := s.plannedParallelism(r)
 	if !pipelined {
 		var err error
-		if p, err = s.decide(ctx, r, inBufs, nil, s.unclaimedSlots()); err != nil {
+		if p, err = s.decide(ctx, r, inBufs, nil, s.unclaimedSlots(), s.usableSlots()); err != nil {
 			return err
 		}
 	}
@@ -718,10 +733,11 @@ func (s *scheduler) launch(ctx context.Context, r *StageRun) error {
 
 // decide is stage run r's parallelism from its input buffers bufs (nil
 // for an input whose bytes are not known yet; est, when not nil, the
-// expected final bytes of inputs still being written) and free slots,
-// recorded on r.Decision.
-func (s *scheduler) decide(ctx context.Context, r *StageRun, bufs []*shuffle.Buffer, est []int64, free int) (int, error) {
-	p, err := decideParallelism(ctx, r, bufs, est, s.cfg, &s.services, free)
+// expected final bytes of inputs still being written), its free
+// (unclaimed) slots and the slots its tasks are spread over, recorded on
+// r.Decision.
+func (s *scheduler) decide(ctx context.Context, r *StageRun, bufs []*shuffle.Buffer, est []int64, free, slots int) (int, error) {
+	p, err := decideParallelism(ctx, r, bufs, est, s.cfg, &s.services, free, slots)
 	if err != nil {
 		return 0, err
 	}

@@ -86,11 +86,18 @@ type ParallelismInput struct {
 	// Files is the number of files with rows left that the stage scans, 0
 	// when it scans none: more tasks than files would idle.
 	Files int
-	// FreeSlots is the scheduler's free slots when the stage is scheduled
-	// (Scheduler.FreeSlots, the runtime's one definition): a stage whose
-	// bytes ask for fewer tasks is raised to use them, down to
-	// MinBytesPerTask each.
+	// FreeSlots is the slots free and not claimed by queued attempts when
+	// the stage is scheduled (from Scheduler.FreeSlots, the runtime's one
+	// definition), for EXPLAIN ANALYZE and for a stage that must start
+	// all its tasks at once (a pipelined start passes it as Slots too).
 	FreeSlots int
+	// Slots is the capacity the stage's tasks are spread over: every slot
+	// of the workers that take new attempts, busy or not, for a stage
+	// whose tasks may queue (a blocking start). A slot busy now frees
+	// while the stage runs: a stage sized by the free slots alone ran as
+	// one task when a sibling stage held the other slot a moment, then
+	// left that slot idle for its whole run. Zero means FreeSlots.
+	Slots int
 }
 
 // ParallelismDecision is a stage's decided parallelism and why, for
@@ -130,12 +137,27 @@ func (d ParallelismDecision) String() string {
 	return sb.String()
 }
 
-// DecideParallelism is the scheduler's one decision per stage. Adaptive:
-// ceil(Bytes / per-task target), raised to the free slots while each task
-// keeps at least MinBytesPerTask, clamped to [min, max], to the key groups
-// and to the files scanned, 1 for single-task stages. As in Flink, a
-// broadcast input lowers the per-task target by its size, at most by
-// half, since every task reads it whole. Adaptive off: fixed, or 1 for
+// DecideParallelism is the scheduler's one decision per stage. Adaptive,
+// in this order:
+//
+//  1. Flink's rule: ceil(Bytes / per-task target), at least
+//     min-parallelism. As in Flink, a broadcast input lowers the per-task
+//     target by its size, at most by half, since every task reads it
+//     whole.
+//  2. Fill the slots: fewer tasks than slots only makes the query wait
+//     (Flink sizes tasks for a busy cluster; fsql also minimises latency
+//     on its own workers), so the parallelism is raised to the slots
+//     (Slots, else FreeSlots) while each task keeps MinBytesPerTask.
+//  3. Whole waves: above the slots, the parallelism is rounded up to a
+//     multiple of them. Tasks of one stage get even bytes, so they run
+//     in waves of one task per slot; 3 even tasks on 2 slots take two
+//     waves of a third of the work each (2/3 of it in wall time) where 2
+//     or 4 tasks take half of it.
+//  4. Clamps: max-parallelism, the key groups of hash inputs, the files
+//     a source scans (a task with no split or key group would idle).
+//
+// MinBytesPerTask below zero turns steps 2 and 3 off (Flink's rule
+// alone). Single-task stages get 1. Adaptive off: fixed, or 1 for
 // single-task stages.
 func DecideParallelism(in ParallelismInput, cfg AdaptiveConfig, fixed int) ParallelismDecision {
 	d := ParallelismDecision{Adaptive: cfg.Enabled, In: in}
@@ -155,16 +177,20 @@ func DecideParallelism(in ParallelismInput, cfg AdaptiveConfig, fixed int) Paral
 		p = cfg.MinParallelism
 		d.Clamps = append(d.Clamps, fmt.Sprintf("raised to min-parallelism %d", p))
 	}
-	// Flink's rule sizes tasks for a busy cluster. When slots are free
-	// now, fewer tasks than slots only makes the query wait: raise the
-	// parallelism to the free slots, as long as each task still gets
-	// MinBytesPerTask.
-	if cfg.MinBytesPerTask > 0 && in.FreeSlots > p {
-		fill := int(min(in.FreeSlots, int((in.Bytes+cfg.MinBytesPerTask-1)/cfg.MinBytesPerTask)))
+	slots := in.Slots
+	if slots <= 0 {
+		slots = in.FreeSlots
+	}
+	if cfg.MinBytesPerTask > 0 && slots > p {
+		fill := int(min(int64(slots), (in.Bytes+cfg.MinBytesPerTask-1)/cfg.MinBytesPerTask))
 		if fill > p {
 			p = fill
-			d.Clamps = append(d.Clamps, fmt.Sprintf("raised to %d free slots (at least %s per task)", p, FormatBytes(cfg.MinBytesPerTask)))
+			d.Clamps = append(d.Clamps, fmt.Sprintf("raised to %d of %d slots (at least %s per task)", p, slots, FormatBytes(cfg.MinBytesPerTask)))
 		}
+	}
+	if cfg.MinBytesPerTask > 0 && slots > 1 && p > slots && p%slots != 0 {
+		p = (p + slots - 1) / slots * slots
+		d.Clamps = append(d.Clamps, fmt.Sprintf("rounded up to %d, whole waves of %d slots", p, slots))
 	}
 	if p > cfg.MaxParallelism {
 		p = cfg.MaxParallelism
