@@ -88,7 +88,7 @@ type Config struct {
 	// (execution.batch.adaptive.auto-parallelism.min-data-volume-per-task,
 	// fsql's own key; Flink sizes tasks for throughput only); with it, a
 	// parallelism above the slots is rounded up to a multiple of them.
-	// Default 1 MiB, also when zero; negative turns both off (the key's
+	// Default 64 KiB, also when zero; negative turns both off (the key's
 	// value 0).
 	AdaptiveMinBytesPerTask int64
 	// AdaptiveMinParallelism and AdaptiveMaxParallelism clamp the decided
@@ -204,7 +204,7 @@ func DefaultConfig() Config {
 
 		Adaptive:                true,
 		AdaptiveBytesPerTask:    16 << 20,
-		AdaptiveMinBytesPerTask: 1 << 20,
+		AdaptiveMinBytesPerTask: 64 << 10,
 		AdaptiveMinParallelism:  1,
 		AdaptiveMaxParallelism:  128,
 		SkewFactor:              4,

@@ -7,7 +7,7 @@ import (
 
 func TestDecideParallelism(t *testing.T) {
 	const mb = 1 << 20
-	on := AdaptiveConfig{Enabled: true, BytesPerTask: 16 * mb, MinParallelism: 1, MaxParallelism: 128}
+	on := AdaptiveConfig{Enabled: true, BytesPerTask: 16 * mb, MinBytesPerTask: mb, MinParallelism: 1, MaxParallelism: 128}
 	for _, c := range []struct {
 		name   string
 		in     ParallelismInput
@@ -25,7 +25,7 @@ func TestDecideParallelism(t *testing.T) {
 		{"files clamp", ParallelismInput{Bytes: 1000 * mb, Files: 3}, on, 4, 3, "lowered to 3 files"},
 		{"single task", ParallelismInput{Bytes: 1000 * mb, Single: true}, on, 4, 1, "single task"},
 		// Free slots raise a stage whose bytes ask for fewer tasks, down to
-		// MinBytesPerTask (1 MiB by default) per task.
+		// MinBytesPerTask (1 MiB here) per task.
 		{"fills free slots", ParallelismInput{Bytes: 9 * mb, KeyGroups: 128, FreeSlots: 4}, on, 4, 4, "raised to 4 of 4 slots"},
 		{"fill keeps a megabyte per task", ParallelismInput{Bytes: 3*mb + 1, KeyGroups: 128, FreeSlots: 8}, on, 4, 4, "raised to 4 of 8 slots"},
 		{"too small to fill", ParallelismInput{Bytes: mb / 2, KeyGroups: 128, FreeSlots: 8}, on, 4, 1, "-> 1"},
@@ -52,6 +52,10 @@ func TestDecideParallelism(t *testing.T) {
 		{"broadcast share", ParallelismInput{Bytes: 64 * mb, BroadcastBytes: 8 * mb, KeyGroups: 128}, on, 4, 8, "target 8.0MiB"},
 		{"broadcast capped", ParallelismInput{Bytes: 64 * mb, BroadcastBytes: 100 * mb, KeyGroups: 128}, on, 4, 8, "broadcast 100.0MiB"},
 		{"defaults when zero", ParallelismInput{Bytes: 32 * mb}, AdaptiveConfig{Enabled: true}, 4, 2, "target 16.0MiB"},
+		// The default least input per filling task is 64 KiB.
+		{"default fill", ParallelismInput{Bytes: 200 << 10, KeyGroups: 128, Slots: 2}, AdaptiveConfig{Enabled: true}, 4, 2, "raised to 2 of 2 slots (at least 64.0KiB per task)"},
+		{"default fill keeps 64 KiB per task", ParallelismInput{Bytes: 130 << 10, KeyGroups: 128, Slots: 4}, AdaptiveConfig{Enabled: true}, 4, 3, "raised to 3 of 4 slots"},
+		{"default too small to fill", ParallelismInput{Bytes: 64 << 10, KeyGroups: 128, Slots: 2}, AdaptiveConfig{Enabled: true}, 4, 1, "-> 1"},
 		{"off", ParallelismInput{Bytes: 1000 * mb}, AdaptiveConfig{}, 6, 6, "parallelism.default (adaptive off)"},
 		{"off single", ParallelismInput{Single: true}, AdaptiveConfig{}, 6, 1, "single task"},
 	} {
