@@ -79,6 +79,7 @@ func fuzzMain(args []string) error {
 	fs := flag.NewFlagSet("oracle fuzz", flag.ContinueOnError)
 	data := fs.String("data", "", "TPC-DS data written by `fsql gen tpcds --partitioned=false`")
 	n := fs.Int("n", 1000, "queries to run")
+	skip := fs.Int("skip", 0, "queries generated and left unrun first, so --skip 703 --n 1 runs query 703 of its seed alone")
 	seed := fs.Uint64("seed", 1, "generator seed: the same seed gives the same queries")
 	out := fs.String("out", "", "folder for one report file per mismatch and fsql error (default: none)")
 	timeout := fs.Duration("timeout", 30*time.Second, "per-query limit for each engine")
@@ -119,8 +120,11 @@ func fuzzMain(args []string) error {
 	}
 	g := querygen.New(schema, querygen.NewRand(*seed), querygen.Options{BaseRows: 2_000_000})
 	st := &fuzzStats{classes: map[string]int{}, messages: map[string]int{}, explained: map[string]int{}}
+	for i := 0; i < *skip; i++ {
+		g.Query()
+	}
 	start := time.Now()
-	for i := 0; i < *n; i++ {
+	for i := *skip; i < *skip+*n; i++ {
 		q := g.Query()
 		class, report := fuzzOne(ctx, db, eng, variants, q, *timeout, st)
 		st.classes[class]++
@@ -136,8 +140,8 @@ func fuzzMain(args []string) error {
 				}
 			}
 		}
-		if (i+1)%100 == 0 {
-			fmt.Printf("-- %d queries in %s: %s\n", i+1, time.Since(start).Round(time.Second), st.summary())
+		if (i+1-*skip)%100 == 0 {
+			fmt.Printf("-- %d queries in %s: %s\n", i+1-*skip, time.Since(start).Round(time.Second), st.summary())
 		}
 	}
 	fmt.Printf("\n%d queries (seed %d) in %s\n%s\n", *n, *seed, time.Since(start).Round(time.Second), st.details())
