@@ -99,10 +99,45 @@ func splitConjuncts(n ast.ExprNode) []ast.ExprNode {
 // become semi and anti joins (NOT IN a null-aware anti join); scalar
 // subqueries join their single value in. Conjuncts that reference an outer
 // query stay in the filter; the subquery's decorrelation moves them.
+//
+// When some conjuncts hold subqueries, the others (those that reference
+// no outer query) filter plan before the subqueries join into it: a
+// correlated subquery computes its domain from the plan it joins into,
+// and over the bare FROM clause of a comma join that is the cross product
+// of its tables (web_returns x household_demographics x income_band is
+// two billion rows at scale 0.2), where the filtered join is the rows
+// the subquery is asked about.
 func (b *Binder) bindWhere(n ast.ExprNode, plan planner.Plan, sc *scope) (planner.Plan, error) {
 	width := len(plan.Schema())
-	var filters []expr.Expr
-	for _, c := range splitConjuncts(n) {
+	var filters, first []expr.Expr
+	conjs := splitConjuncts(n)
+	var withSub []ast.ExprNode
+	for _, c := range conjs {
+		if hasSubquery(c) {
+			withSub = append(withSub, c)
+		}
+	}
+	if len(withSub) > 0 && len(withSub) < len(conjs) {
+		for _, c := range conjs {
+			if hasSubquery(c) {
+				continue
+			}
+			e, err := b.bindBool(c, &exprCtx{sc: sc, sub: &subqueryHost{plan: plan}}, "WHERE")
+			if err != nil {
+				return nil, err
+			}
+			if refsDepth(e, 0) {
+				filters = append(filters, planner.FactorOr(e)...)
+			} else {
+				first = append(first, planner.FactorOr(e)...)
+			}
+		}
+		if len(first) > 0 {
+			plan = &planner.Filter{Child: plan, Cond: planner.JoinAnd(first)}
+		}
+		conjs = withSub
+	}
+	for _, c := range conjs {
 		if p, ok, err := b.semiJoin(c, plan, sc); err != nil {
 			return nil, err
 		} else if ok {
