@@ -212,7 +212,9 @@ func orderConnected(mj *MultiJoin) Plan {
 			}
 		}
 		call, isCall := c.(*expr.Call)
-		equi := isCall && call.Fn == "=" && len(uses) == 2
+		// <=> is a hash join key too (physical.go), and an equality for
+		// the order: only its NULL = NULL pairs differ.
+		equi := isCall && (call.Fn == "=" || call.Fn == "<=>") && len(uses) == 2
 		conds[i] = &cond{e: c, uses: uses, equi: equi, keyed: equi && knownKey(mj, offsets, call)}
 		for _, o := range uses {
 			condsOf[o] = append(condsOf[o], i)

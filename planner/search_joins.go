@@ -322,11 +322,11 @@ func isTableScan(p Plan) bool {
 	}
 }
 
-// keyInputs reports whether e is an equality whose two sides each read
-// one input, different ones, and which.
+// keyInputs reports whether e is an equality (= or <=>, both hash join
+// keys) whose two sides each read one input, different ones, and which.
 func keyInputs(e expr.Expr, owner func(int) int) (a, b int, ok bool) {
 	call, isCall := e.(*expr.Call)
-	if !isCall || call.Fn != "=" || len(call.Args) != 2 {
+	if !isCall || (call.Fn != "=" && call.Fn != "<=>") || len(call.Args) != 2 {
 		return 0, 0, false
 	}
 	side := func(x expr.Expr) int {
