@@ -124,7 +124,8 @@ func tree(n exec.Node) string {
 // its subquery side prunes the subquery's scans by the outer keys (the
 // collector on its probe side), through both sides of a self-join on the
 // key; NOT IN and mark joins, whose NULL rules read the whole subquery
-// side, and outer sides that are not the few rows, do not.
+// side, and outer sides that are not the few rows, do not. A left join
+// whose preserved side is pruned by a join above prunes its optional side.
 func TestOuterKeysPruneSubquery(t *testing.T) {
 	cat := ordersCatalog(t)
 	cases := []struct {
@@ -146,6 +147,13 @@ func TestOuterKeysPruneSubquery(t *testing.T) {
 			and s1.o not in (select ro from rets)`, nil, 0},
 		{"a mark reads the whole subquery", `select s1.o in (select ro from rets) from sales s1 where s1.v = 3 and s1.o < 100`, nil, 0},
 		{"an unfiltered outer side", `select count(*) from small where exists (select * from sales where k = o)`, nil, 0},
+		// q5's web branch: the returns, pruned by the dimension above the
+		// UNION ALL, are the preserved side of a left join with the
+		// sales, which they prune in turn.
+		{"a left join whose preserved side is pruned from above (q5)", `select count(*) from
+			(select o k, v from sales union all select ro k, rv v from rets left join sales on ro = o) u, small
+			where u.v = small.k and small.tag = 1`, []string{"rets", "sales", "sales"}, 1},
+		{"a left join whose preserved side is not pruned", `select count(*) from rets left join sales on ro = o`, nil, 0},
 		// The filtered subquery side is the smaller one: it prunes the
 		// outer side, as for any selective build side.
 		{"an outer side larger than the subquery", `select count(*) from sales s1 where s1.v = 3
