@@ -20,12 +20,14 @@ type SingleTasker interface {
 // run time (a Scan, after static and, when it has dynamic filters,
 // dynamic pruning). When the stage holding the leaf is scheduled (after
 // the stages it depends on finished) the runtime asks for the bytes and
-// the number of files with rows left it will read, to decide the stage's
+// the number of splits with rows left it will read (a scan's files, or
+// row-group pieces of them: the most tasks that can share the work), to
+// decide the stage's
 // parallelism. tc carries the run's services (budget, allocator,
 // dynamic-filter coordinator); its Task and Parallelism are not set. An
 // error fails the query.
 type SizedSource interface {
-	SourceSize(ctx context.Context, tc *TaskContext) (bytes int64, files int, err error)
+	SourceSize(ctx context.Context, tc *TaskContext) (bytes int64, splits int, err error)
 }
 
 // SplitInputs is implemented by nodes some of whose inputs may be divided

@@ -17,9 +17,11 @@ import (
 )
 
 // Scan reads a Hive table. All tasks of the scan's stage see the same list
-// of splits (one per file, or per byte range of a big CSV file); task i of p reads the splits the byte-balanced
-// assignment gives it (see AssignSplits), so a skewed partition does not
-// land on one task together with many others.
+// of splits (one per kept row group of a file, or per byte range of a big
+// CSV file; a file with one kept row group is one split); task i of p
+// reads the splits the byte-balanced assignment gives it (see
+// AssignSplits), so a skewed partition does not land on one task together
+// with many others.
 //
 // A Scan is data: what it tests row groups and partitions with is held as
 // expressions and filter targets, and the tests themselves are built when
@@ -51,9 +53,9 @@ type Scan struct {
 	DynamicFilters []pruning.Target
 }
 
-// Split is the unit of scan work: one file and the row groups to read,
-// or, for a CSV file read in byte ranges (hive.File.ByteRanges), one of
-// them.
+// Split is the unit of scan work: one file and the row groups to read
+// (one row group of a file that keeps several, see pieces; or, for a CSV
+// file read in byte ranges, hive.File.ByteRanges, one of them).
 type Split struct {
 	Partition *hive.Partition
 	File      *hive.File
@@ -64,9 +66,9 @@ type Split struct {
 	// Bytes is the compressed size of the projected file columns in the kept
 	// row groups: what reading the split costs.
 	Bytes int64
-	// Piece is 0 for a whole file and the first range of a file read in
-	// ranges, which count the file in EXPLAIN ANALYZE; 1, 2, ... for the
-	// other ranges.
+	// Piece is 0 for a whole file and for the first piece of a file cut
+	// into pieces, which count the file in EXPLAIN ANALYZE; 1, 2, ... for
+	// the other pieces.
 	Piece int
 }
 
@@ -131,8 +133,8 @@ func (s *Scan) rowGroupFilter() func(*hive.File, int) bool {
 	return pruning.RowGroupFilter(s.Table, s.Filters)
 }
 
-// Splits lists one split per file of the surviving partitions, in
-// partition and file order, with the row groups Filters keep. A dynamic
+// Splits lists the splits of the surviving partitions' files, in
+// partition, file and row-group order, with the row groups Filters keep. A dynamic
 // filter is not applied: it is only known at run time.
 func (s *Scan) Splits() []Split { return s.splits(nil) }
 
@@ -175,8 +177,8 @@ func (s *Scan) splits(dp *pruning.Decision) []Split {
 					}
 				}
 			}
-			if f.ByteRanges() && len(sp.RowGroups) > 1 {
-				out = append(out, byteRanges(s, sp)...)
+			if len(sp.RowGroups) > 1 {
+				out = append(out, pieces(s, sp)...)
 				continue
 			}
 			out = append(out, sp)
@@ -185,9 +187,14 @@ func (s *Scan) splits(dp *pruning.Decision) []Split {
 	return out
 }
 
-// byteRanges cuts the split of a CSV file read in byte ranges into one
-// split per range, so that different tasks read them.
-func byteRanges(s *Scan, whole Split) []Split {
+// pieces cuts a split of several kept row groups (or byte ranges of a
+// CSV file) into one split per row group, so that different tasks can
+// read them: a file is not the unit of parallelism. In the flat layout a
+// fact table is a few large files sorted by date, and after pruning the
+// row groups of a month or a year often lie in one file; as whole-file
+// splits they went to one task while the others idled. A task given
+// consecutive pieces of one file reads them in one open (mySplits).
+func pieces(s *Scan, whole Split) []Split {
 	out := make([]Split, len(whole.RowGroups))
 	for i, rg := range whole.RowGroups {
 		sp := Split{Partition: whole.Partition, File: whole.File, RowGroups: []int{rg}, Piece: i}
@@ -201,14 +208,14 @@ func byteRanges(s *Scan, whole Split) []Split {
 	return out
 }
 
-// SourceSize implements SizedSource: the bytes and files with rows left of
-// the splits the tasks will read (a CSV file's byte ranges count as files:
-// each is a task's work). A dynamically pruned scan is sized by
+// SourceSize implements SizedSource: the bytes and the number of splits
+// with rows left that the tasks will read (pieces of one file count one
+// each: each can be a task's work). A dynamically pruned scan is sized by
 // what survives: its collectors finished before its stage became ready
 // (the OrderEnforce above it), so the run's coordinator (in tc) answers
 // now as it will to the tasks. If pruning fails the scan is sized
 // statically; the tasks report the error.
-func (s *Scan) SourceSize(ctx context.Context, tc *TaskContext) (bytes int64, files int, err error) {
+func (s *Scan) SourceSize(ctx context.Context, tc *TaskContext) (bytes int64, splits int, err error) {
 	if s.Table == nil {
 		return 0, 0, nil
 	}
@@ -221,10 +228,10 @@ func (s *Scan) SourceSize(ctx context.Context, tc *TaskContext) (bytes int64, fi
 	for _, sp := range s.splits(dp) {
 		if len(sp.RowGroups) > 0 {
 			bytes += sp.Bytes
-			files++
+			splits++
 		}
 	}
-	return bytes, files, nil
+	return bytes, splits, nil
 }
 
 // ReadsCollectors implements DynamicFilterReader: the collectors its
@@ -303,14 +310,23 @@ func (s *Scan) Open(tc *TaskContext, inputs []Stream) (Stream, error) {
 	return st, nil
 }
 
-// mySplits is task's share of all.
+// mySplits is task's share of all. Pieces of one file that fall to the
+// task one after another (all of them, when it is the only task) become
+// one split again, so the file is opened once for them.
 func mySplits(all []Split, p, task int) []Split {
 	owner := AssignSplits(all, p)
 	var mine []Split
 	for i, sp := range all {
-		if owner[i] == task {
-			mine = append(mine, sp)
+		if owner[i] != task {
+			continue
 		}
+		if n := len(mine); n > 0 && mine[n-1].File == sp.File && len(mine[n-1].RowGroups) > 0 && len(sp.RowGroups) > 0 {
+			last := &mine[n-1]
+			last.RowGroups = append(last.RowGroups[:len(last.RowGroups):len(last.RowGroups)], sp.RowGroups...)
+			last.Bytes += sp.Bytes
+			continue
+		}
+		mine = append(mine, sp)
 	}
 	return mine
 }

@@ -107,7 +107,8 @@ func TestScan(t *testing.T) {
 	if got := s.String(); got != "Scan(fact [day, id, v] partitions=3/3)" {
 		t.Errorf("String() = %q", got)
 	}
-	if len(s.Splits()) != 6 || s.InputBytes() <= 0 {
+	// One split per row group: 6 files of 3 row groups.
+	if len(s.Splits()) != 18 || s.InputBytes() <= 0 {
 		t.Fatalf("%d splits, %d bytes", len(s.Splits()), s.InputBytes())
 	}
 	stats := &OperatorStats{}
@@ -130,6 +131,42 @@ func TestScan(t *testing.T) {
 	sc := &stats.Scan
 	if !sc.Active() || !sc.Partitioned() || sc.Dynamic() || sc.Files.Load() != 6 || sc.RowGroupsTotal.Load() != 18 || sc.RowGroupsKept.Load() != 18 ||
 		sc.PartitionsStatic.Load() != 3 || sc.PartitionsKept.Load() != 3 || sc.BytesRead.Load() != s.InputBytes() || sc.RowsRead.Load() != 1800 {
+		t.Fatalf("scan stats %+v, input bytes %d", scanCounts(sc), s.InputBytes())
+	}
+}
+
+// TestScanPieces: the row groups of one file are pieces that different
+// tasks read (the flat layout keeps a month of a fact table in one file),
+// and a task given consecutive pieces of a file opens it once.
+func TestScanPieces(t *testing.T) {
+	tb := scanTestTable(t)
+	one := []*hive.Partition{tb.Partitions[0]}
+	one[0] = &hive.Partition{Values: one[0].Values, Dir: one[0].Dir, Files: one[0].Files[:1]}
+	s := &Scan{Table: tb, Columns: []int{2, 0, 1}, Partitions: one}
+	all := s.Splits()
+	if len(all) != 3 {
+		t.Fatalf("%d splits of one file of 3 row groups, want 3", len(all))
+	}
+	for i, sp := range all {
+		if sp.Piece != i || len(sp.RowGroups) != 1 || sp.RowGroups[0] != i || sp.Bytes <= 0 {
+			t.Fatalf("split %d: piece %d, row groups %v, %d bytes", i, sp.Piece, sp.RowGroups, sp.Bytes)
+		}
+	}
+	if b, n, err := s.SourceSize(context.Background(), nil); err != nil || n != 3 || b != s.InputBytes() {
+		t.Fatalf("SourceSize = %d bytes, %d splits, %v; want %d bytes, 3 splits", b, n, err, s.InputBytes())
+	}
+	if mine := mySplits(all, 1, 0); len(mine) != 1 || len(mine[0].RowGroups) != 3 || mine[0].Bytes != s.InputBytes() || mine[0].Piece != 0 {
+		t.Fatalf("one task: %d splits %+v, want the file once with its 3 row groups", len(mine), mine)
+	}
+	stats := &OperatorStats{}
+	perTask := runScan(t, s, 3, stats)
+	for task, ids := range perTask {
+		if len(ids) != 100 {
+			t.Errorf("task %d of 3 read %d rows, want a row group of 100", task, len(ids))
+		}
+	}
+	sc := &stats.Scan
+	if sc.Files.Load() != 1 || sc.RowGroupsTotal.Load() != 3 || sc.RowGroupsKept.Load() != 3 || sc.RowsRead.Load() != 300 || sc.BytesRead.Load() != s.InputBytes() {
 		t.Fatalf("scan stats %+v, input bytes %d", scanCounts(sc), s.InputBytes())
 	}
 }

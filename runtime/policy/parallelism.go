@@ -87,8 +87,9 @@ type ParallelismInput struct {
 	// KeyGroups is the key-group count of the stage's hash inputs, 0 when
 	// it has none: more tasks than key groups would own nothing.
 	KeyGroups int
-	// Files is the number of files with rows left that the stage scans, 0
-	// when it scans none: more tasks than files would idle.
+	// Files is the number of scan splits with rows left (files, or
+	// row-group pieces of a file) the stage reads, 0 when it scans none:
+	// more tasks than splits would idle.
 	Files int
 	// FreeSlots is the slots free and not claimed by queued attempts when
 	// the stage is scheduled (from Scheduler.FreeSlots, the runtime's one
@@ -157,8 +158,9 @@ func (d ParallelismDecision) String() string {
 //     in waves of one task per slot; 3 even tasks on 2 slots take two
 //     waves of a third of the work each (2/3 of it in wall time) where 2
 //     or 4 tasks take half of it.
-//  4. Clamps: max-parallelism, the key groups of hash inputs, the files
-//     a source scans (a task with no split or key group would idle).
+//  4. Clamps: max-parallelism, the key groups of hash inputs, the scan
+//     splits of a source (a file's kept row groups; a task with no split
+//     or key group would idle).
 //
 // MinBytesPerTask below zero turns steps 2 and 3 off (Flink's rule
 // alone). Single-task stages get 1. Adaptive off: fixed, or 1 for
@@ -206,7 +208,7 @@ func DecideParallelism(in ParallelismInput, cfg AdaptiveConfig, fixed int) Paral
 	}
 	if in.Files > 0 && p > in.Files {
 		p = in.Files
-		d.Clamps = append(d.Clamps, fmt.Sprintf("lowered to %d files", p))
+		d.Clamps = append(d.Clamps, fmt.Sprintf("lowered to %d scan splits", p))
 	}
 	d.Parallelism = max(p, 1)
 	return d

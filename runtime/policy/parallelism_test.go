@@ -22,7 +22,7 @@ func TestDecideParallelism(t *testing.T) {
 		{"min clamp", ParallelismInput{Bytes: mb, KeyGroups: 128}, AdaptiveConfig{Enabled: true, BytesPerTask: 16 * mb, MinParallelism: 3, MaxParallelism: 128}, 4, 3, "raised to min-parallelism 3"},
 		{"max clamp", ParallelismInput{Bytes: 10000 * mb, KeyGroups: 1024}, on, 4, 128, "lowered to max-parallelism 128"},
 		{"key groups clamp", ParallelismInput{Bytes: 1000 * mb, KeyGroups: 10}, on, 4, 10, "lowered to 10 key groups"},
-		{"files clamp", ParallelismInput{Bytes: 1000 * mb, Files: 3}, on, 4, 3, "lowered to 3 files"},
+		{"files clamp", ParallelismInput{Bytes: 1000 * mb, Files: 3}, on, 4, 3, "lowered to 3 scan splits"},
 		{"single task", ParallelismInput{Bytes: 1000 * mb, Single: true}, on, 4, 1, "single task"},
 		// Free slots raise a stage whose bytes ask for fewer tasks, down to
 		// MinBytesPerTask (1 MiB here) per task.
@@ -32,7 +32,7 @@ func TestDecideParallelism(t *testing.T) {
 		{"no slot known", ParallelismInput{Bytes: 9 * mb, KeyGroups: 128}, on, 4, 1, "-> 1"},
 		{"bytes already ask for more", ParallelismInput{Bytes: 64 * mb, KeyGroups: 128, FreeSlots: 2}, on, 4, 4, "-> 4"},
 		{"fill off", ParallelismInput{Bytes: 9 * mb, KeyGroups: 128, FreeSlots: 4}, AdaptiveConfig{Enabled: true, MinBytesPerTask: -1}, 4, 1, "-> 1"},
-		{"fill within the files", ParallelismInput{Bytes: 9 * mb, Files: 2, FreeSlots: 4}, on, 4, 2, "lowered to 2 files"},
+		{"fill within the files", ParallelismInput{Bytes: 9 * mb, Files: 2, FreeSlots: 4}, on, 4, 2, "lowered to 2 scan splits"},
 		{"single task ignores free slots", ParallelismInput{Bytes: 9 * mb, Single: true, FreeSlots: 4}, on, 4, 1, "single task"},
 		// A blocking start is spread over all the slots, busy ones too:
 		// its tasks queue and take a slot as a sibling stage lets it go.
@@ -43,7 +43,7 @@ func TestDecideParallelism(t *testing.T) {
 		{"three tasks on two slots", ParallelismInput{Bytes: 40 * mb, KeyGroups: 128, Slots: 2}, on, 4, 4, "-> 3, rounded up to 4, whole waves of 2 slots"},
 		{"five tasks on four slots", ParallelismInput{Bytes: 65 * mb, KeyGroups: 128, Slots: 4}, on, 4, 8, "rounded up to 8"},
 		{"already whole waves", ParallelismInput{Bytes: 64 * mb, KeyGroups: 128, Slots: 2}, on, 4, 4, "-> 4"},
-		{"waves within the files", ParallelismInput{Bytes: 40 * mb, Files: 3, Slots: 2}, on, 4, 3, "rounded up to 4, whole waves of 2 slots, lowered to 3 files"},
+		{"waves within the files", ParallelismInput{Bytes: 40 * mb, Files: 3, Slots: 2}, on, 4, 3, "rounded up to 4, whole waves of 2 slots, lowered to 3 scan splits"},
 		{"waves within the key groups", ParallelismInput{Bytes: 90 * mb, KeyGroups: 5, Slots: 4}, on, 4, 5, "rounded up to 8, whole waves of 4 slots, lowered to 5 key groups"},
 		{"waves within max-parallelism", ParallelismInput{Bytes: 200 * mb, Slots: 8}, AdaptiveConfig{Enabled: true, MaxParallelism: 10}, 4, 10, "rounded up to 16, whole waves of 8 slots, lowered to max-parallelism 10"},
 		{"waves off with the fill", ParallelismInput{Bytes: 40 * mb, KeyGroups: 128, Slots: 2}, AdaptiveConfig{Enabled: true, MinBytesPerTask: -1}, 4, 3, "-> 3"},
