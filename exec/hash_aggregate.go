@@ -247,20 +247,20 @@ type hashAggStream struct {
 	// partitions waiting to be merged, and whether the input ended.
 	keyTypes   []arrow.DataType
 	stateTypes []arrow.DataType
-	parts      []*spillFile
+	parts      *spillParts
 	partSchema *arrow.Schema
 	level      int
 	pending    []aggPartition
 	// Without GROUP BY, each DISTINCT aggregate's values spill into
 	// partitions of their own (hash_aggregate_distinct_spill.go).
-	valueParts   [][]*spillFile
+	valueParts   []*spillParts
 	valuePending []valuePartition
 	// A keyed partition whose DISTINCT pairs outgrow the share is
 	// divided by pair instead of by key (hash_aggregate_value_split.go):
 	// byValue is set while it is read, pairParts are its files of each
 	// DISTINCT aggregate, pairPending the files still to fold in.
 	byValue     bool
-	pairParts   [][]*spillFile
+	pairParts   []*spillParts
 	pairPending []pairPartition
 	inputDone   bool
 	spilled     bool
@@ -610,11 +610,7 @@ func (s *hashAggStream) Close() {
 	s.out = nil
 	s.pos = 0
 	s.groups = &groupTable{}
-	for _, w := range s.parts {
-		if w != nil {
-			w.abort()
-		}
-	}
+	s.parts.abort()
 	s.parts = nil
 	for _, p := range s.pending {
 		p.file.Remove()

@@ -57,7 +57,7 @@ func (s *hashAggStream) valueTable(i int) *groupTable {
 // far into its level-0 files and empties the sets.
 func (s *hashAggStream) spillGlobalDistinct() error {
 	if s.valueParts == nil {
-		s.valueParts = make([][]*spillFile, len(s.a.Aggs))
+		s.valueParts = make([]*spillParts, len(s.a.Aggs))
 	}
 	for i, d := range s.distinct {
 		if d == nil || d.n == 0 {
@@ -78,20 +78,17 @@ func (s *hashAggStream) spillGlobalDistinct() error {
 }
 
 // writeValues writes vals into files by the seeded hash of level.
-func (s *hashAggStream) writeValues(files *[]*spillFile, vals arrow.Array, level int) error {
+func (s *hashAggStream) writeValues(files **spillParts, vals arrow.Array, level int) error {
 	return s.writeByHash(files, "hash-aggregate-distinct", []arrow.Array{vals}, level)
 }
 
-// writeByHash writes the rows of cols into aggSpillPartitions files by
-// the seeded hash of level over every column, creating files as rows
-// come for them.
-func (s *hashAggStream) writeByHash(files *[]*spillFile, purpose string, cols []arrow.Array, level int) error {
+// writeByHash writes the rows of cols into aggSpillPartitions
+// partitions of one file by the seeded hash of level over every column,
+// creating the file when rows first come.
+func (s *hashAggStream) writeByHash(files **spillParts, purpose string, cols []arrow.Array, level int) error {
 	n := cols[0].Len()
 	if n == 0 {
 		return nil
-	}
-	if *files == nil {
-		*files = make([]*spillFile, aggSpillPartitions)
 	}
 	h := make([]uint32, n)
 	HashColumns(cols, h)
@@ -109,18 +106,18 @@ func (s *hashAggStream) writeByHash(files *[]*spillFile, purpose string, cols []
 		if len(rows) == 0 {
 			continue
 		}
-		if (*files)[p] == nil {
-			w, err := s.tc.createSpill("hash aggregate", purpose, schema)
+		if *files == nil {
+			w, err := s.tc.createSpillParts("hash aggregate", purpose, schema, aggSpillPartitions, s.res)
 			if err != nil {
 				return err
 			}
-			(*files)[p] = w
+			*files = w
 		}
 		taken, err := takeArrays(s.ec.Alloc, cols, rows)
 		if err != nil {
 			return err
 		}
-		err = (*files)[p].writeCols(schema, taken, len(rows))
+		err = (*files).writeCols(p, schema, taken, len(rows))
 		releaseArrays(taken)
 		if err != nil {
 			return err
@@ -130,8 +127,8 @@ func (s *hashAggStream) writeByHash(files *[]*spillFile, purpose string, cols []
 }
 
 // queueValues finishes files and queues them for aggregate i at level.
-func (s *hashAggStream) queueValues(i int, files []*spillFile, level int) error {
-	return finishSpills(files, func(_ int, f *spill.File) {
+func (s *hashAggStream) queueValues(i int, files *spillParts, level int) error {
+	return files.finish(func(_ int, f *spill.File) {
 		s.valuePending = append(s.valuePending, valuePartition{agg: i, file: f, level: level})
 	})
 }
@@ -182,14 +179,8 @@ func (s *hashAggStream) mergeValues(ctx context.Context, p valuePartition) error
 	}
 	defer in.Close()
 	set := s.valueTable(p.agg)
-	var next []*spillFile
-	defer func() {
-		for _, w := range next {
-			if w != nil {
-				w.abort()
-			}
-		}
-	}()
+	var next *spillParts
+	defer func() { next.abort() }()
 	var ids []int32
 	for {
 		b, err := in.Next(ctx)
@@ -246,11 +237,7 @@ func (s *hashAggStream) mergeValues(ctx context.Context, p valuePartition) error
 // closeGlobalDistinct drops the value files (error and cancellation).
 func (s *hashAggStream) closeGlobalDistinct() {
 	for _, files := range s.valueParts {
-		for _, w := range files {
-			if w != nil {
-				w.abort()
-			}
-		}
+		files.abort()
 	}
 	s.valueParts = nil
 	for _, p := range s.valuePending {

@@ -91,7 +91,8 @@ func (s *hashAggStream) resetTable() {
 }
 
 // spillTable writes the table's groups as partial states into the
-// current level's partition files and empties the table.
+// current level's partitions (one file, spill.PartWriter) and empties
+// the table.
 func (s *hashAggStream) spillTable() error {
 	s.spilled = true
 	if len(s.keyTypes) == 0 {
@@ -125,9 +126,6 @@ func (s *hashAggStream) spillTable() error {
 	}
 	if s.partSchema == nil {
 		s.partSchema = aggSpillSchema(keys, aggCols)
-	}
-	if s.parts == nil {
-		s.parts = make([]*spillFile, aggSpillPartitions)
 	}
 	if err := s.spillRows(keys, aggCols, n); err != nil {
 		return err
@@ -234,18 +232,18 @@ func (s *hashAggStream) spillRows(keys []arrow.Array, aggCols [][]arrow.Array, n
 		if len(rows) == 0 {
 			continue
 		}
-		if s.parts[p] == nil {
-			w, err := s.tc.createSpill("hash aggregate", "hash-aggregate-partition", s.partSchema)
+		if s.parts == nil {
+			w, err := s.tc.createSpillParts("hash aggregate", "hash-aggregate-partitions", s.partSchema, aggSpillPartitions, s.res)
 			if err != nil {
 				return err
 			}
-			s.parts[p] = w
+			s.parts = w
 		}
 		taken, err := takeArrays(alloc, cols, rows)
 		if err != nil {
 			return err
 		}
-		err = s.parts[p].writeCols(s.partSchema, taken, len(rows))
+		err = s.parts.writeCols(p, s.partSchema, taken, len(rows))
 		releaseArrays(taken)
 		if err != nil {
 			return err
@@ -259,7 +257,7 @@ func (s *hashAggStream) spillRows(keys []arrow.Array, aggCols [][]arrow.Array, n
 func (s *hashAggStream) finishParts() error {
 	parts := s.parts
 	s.parts = nil
-	return finishSpills(parts, func(_ int, f *spill.File) {
+	return parts.finish(func(_ int, f *spill.File) {
 		s.pending = append(s.pending, aggPartition{file: f, level: s.level + 1})
 	})
 }

@@ -60,7 +60,7 @@ func (s *hashAggStream) canSplitByValue() bool {
 // aggregates' states start again (the files fold every pair in).
 func (s *hashAggStream) startValueSplit() error {
 	s.byValue = true
-	s.pairParts = make([][]*spillFile, len(s.a.Aggs))
+	s.pairParts = make([]*spillParts, len(s.a.Aggs))
 	for i, d := range s.distinct {
 		if d == nil {
 			continue
@@ -125,7 +125,7 @@ func (s *hashAggStream) mergeByValue(ctx context.Context) error {
 	for i, files := range parts {
 		if err := s.queuePairs(i, files, 1); err != nil {
 			for _, fs := range parts[i+1:] {
-				abortAll(fs)
+				fs.abort()
 			}
 			return err
 		}
@@ -142,19 +142,10 @@ func (s *hashAggStream) mergeByValue(ctx context.Context) error {
 }
 
 // queuePairs finishes aggregate i's pair files and queues them at level.
-func (s *hashAggStream) queuePairs(i int, files []*spillFile, level int) error {
-	return finishSpills(files, func(_ int, f *spill.File) {
+func (s *hashAggStream) queuePairs(i int, files *spillParts, level int) error {
+	return files.finish(func(_ int, f *spill.File) {
 		s.pairPending = append(s.pairPending, pairPartition{agg: i, file: f, level: level})
 	})
-}
-
-// abortAll drops unfinished spill files.
-func abortAll(files []*spillFile) {
-	for _, w := range files {
-		if w != nil {
-			w.abort()
-		}
-	}
 }
 
 // foldPairs de-duplicates one pair file and folds its values into the
@@ -172,8 +163,8 @@ func (s *hashAggStream) foldPairs(ctx context.Context, p pairPartition, base int
 	}
 	defer in.Close()
 	set := newGroupTable([]arrow.DataType{arrow.PrimitiveTypes.Int32, s.stateTypes[p.agg]})
-	var next []*spillFile
-	defer func() { abortAll(next) }()
+	var next *spillParts
+	defer func() { next.abort() }()
 	var ids []int32
 	for {
 		b, err := in.Next(ctx)
@@ -228,7 +219,7 @@ func (s *hashAggStream) foldPairs(ctx context.Context, p pairPartition, base int
 // closeValueSplit drops the pair files (error and cancellation).
 func (s *hashAggStream) closeValueSplit() {
 	for _, files := range s.pairParts {
-		abortAll(files)
+		files.abort()
 	}
 	s.pairParts = nil
 	for _, p := range s.pairPending {

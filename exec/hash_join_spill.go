@@ -65,8 +65,12 @@ type joinSpill struct {
 	kg    *KeyGroups
 	nkg   int
 	parts [joinFanOut]joinPart
-	rows  int64 // build rows partitioned at this level
-	next  int   // the next partition nextPartition looks at
+	// build and probe write the spilled partitions' rows, each side into
+	// one file (spill.PartWriter); nil until a row goes to disk, and
+	// once finished.
+	build, probe *spillParts
+	rows         int64 // build rows partitioned at this level
+	next         int   // the next partition nextPartition looks at
 	// per-batch scratch
 	ids    []uint8
 	nulls  []bool
@@ -79,13 +83,14 @@ type joinSpill struct {
 }
 
 // joinPart is one partition: in memory (batches, charged bytes) or on
-// disk (a build file, and a probe file for the probe rows of its keys).
+// disk (its records of the level's build file, and of its probe file for
+// the probe rows of its keys).
 type joinPart struct {
+	id      int
 	batches []arrow.RecordBatch
 	bytes   int64
 	rows    int64
 	onDisk  bool
-	bw, pw  *spillFile
 	bf, pf  *spill.File
 }
 
@@ -222,6 +227,9 @@ func (s *hashJoinStream) takeRows(b arrow.RecordBatch, idx []int32) (arrow.Recor
 func (s *hashJoinStream) startSpill(ctx context.Context) error {
 	s.sp = &joinSpill{seed: joinSeed(s.level)}
 	sp := s.sp
+	for id := range sp.parts {
+		sp.parts[id].id = id
+	}
 	if s.level == 0 {
 		if s.kg != nil {
 			sp.kg, sp.nkg = s.kg, min(s.kg.span(), joinFanOut)
@@ -346,7 +354,7 @@ func (s *hashJoinStream) keepOrWrite(p *joinPart, piece arrow.RecordBatch) error
 			return err
 		}
 	}
-	err := s.writeTo(&p.bw, s.j.Build.Schema(), "join-build", piece)
+	err := s.writeTo(&s.sp.build, s.j.Build.Schema(), "join-build", p.id, piece)
 	piece.Release()
 	return err
 }
@@ -369,7 +377,7 @@ func (s *hashJoinStream) spillPart(p *joinPart) error {
 	for len(p.batches) > 0 {
 		b := p.batches[0]
 		p.batches = p.batches[1:]
-		err := s.writeTo(&p.bw, s.j.Build.Schema(), "join-build", b)
+		err := s.writeTo(&s.sp.build, s.j.Build.Schema(), "join-build", p.id, b)
 		b.Release()
 		if err != nil {
 			return err
@@ -381,39 +389,39 @@ func (s *hashJoinStream) spillPart(p *joinPart) error {
 	return nil
 }
 
-// writeTo appends b to the file *w, creating it first.
-func (s *hashJoinStream) writeTo(w **spillFile, schema *arrow.Schema, purpose string, b arrow.RecordBatch) error {
+// writeTo appends b to partition id of the side's file *w, creating it
+// first.
+func (s *hashJoinStream) writeTo(w **spillParts, schema *arrow.Schema, purpose string, id int, b arrow.RecordBatch) error {
 	if *w == nil {
-		f, err := s.tc.createSpill(s.who, purpose, schema)
+		f, err := s.tc.createSpillParts(s.who, purpose, schema, joinFanOut, s.res)
 		if err != nil {
 			return err
 		}
 		*w = f
 	}
-	return (*w).write(b)
+	return (*w).write(id, b)
 }
 
-// finishSpillBuild closes the build files of the spilled partitions and
+// finishSpillBuild closes the build file of the spilled partitions and
 // indexes the partitions left in memory as one table.
 func (s *hashJoinStream) finishSpillBuild() error {
-	for id := range s.sp.parts {
-		p := &s.sp.parts[id]
+	sp := s.sp
+	build := sp.build
+	sp.build = nil
+	if err := build.finish(func(id int, f *spill.File) { sp.parts[id].bf = f }); err != nil {
+		return err
+	}
+	for id := range sp.parts {
+		p := &sp.parts[id]
 		if !p.onDisk {
 			s.batches = append(s.batches, p.batches...)
 			p.batches = nil
 			continue
 		}
-		if p.bw == nil {
+		if p.bf == nil {
 			// Marked for disk but no row came: nothing to join later.
 			p.onDisk = false
-			continue
 		}
-		f, err := p.bw.finish()
-		p.bw = nil
-		if err != nil {
-			return err
-		}
-		p.bf = f
 	}
 	return s.index()
 }
@@ -453,7 +461,7 @@ func (s *hashJoinStream) routeProbe(b arrow.RecordBatch) (arrow.RecordBatch, err
 			b.Release()
 			return nil, err
 		}
-		err = s.writeTo(&sp.parts[id].pw, s.j.Probe.Schema(), "join-probe", piece)
+		err = s.writeTo(&sp.probe, s.j.Probe.Schema(), "join-probe", id, piece)
 		piece.Release()
 		if err != nil {
 			b.Release()
@@ -489,6 +497,15 @@ func (s *hashJoinStream) endPass(ctx context.Context) error {
 // the output when none is left.
 func (s *hashJoinStream) nextPartition(ctx context.Context) error {
 	sp := s.sp
+	if sp.probe != nil {
+		// The probe side ended: its rows of the spilled partitions are
+		// all in the file.
+		probe := sp.probe
+		sp.probe = nil
+		if err := probe.finish(func(id int, f *spill.File) { sp.parts[id].pf = f }); err != nil {
+			return err
+		}
+	}
 	for sp.next < len(sp.parts) {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -497,14 +514,6 @@ func (s *hashJoinStream) nextPartition(ctx context.Context) error {
 		sp.next++
 		if !p.onDisk {
 			continue
-		}
-		if p.pw != nil {
-			f, err := p.pw.finish()
-			p.pw = nil
-			if err != nil {
-				return err
-			}
-			p.pf = f
 		}
 		if p.pf == nil && s.j.Type != RightJoin && s.j.Type != FullJoin {
 			// No probe row has these keys, and no build row is kept
@@ -663,21 +672,19 @@ func (c *joinChunk) fold(t JoinType, matched []bool) bool {
 // closeSpill releases what spilling holds: batches, open writers, files.
 func (s *hashJoinStream) closeSpill() {
 	if sp := s.sp; sp != nil {
+		sp.build.abort()
+		sp.probe.abort()
+		sp.build, sp.probe = nil, nil
 		for id := range sp.parts {
 			p := &sp.parts[id]
 			releaseBatches(p.batches)
 			p.batches = nil
-			for _, w := range []*spillFile{p.bw, p.pw} {
-				if w != nil {
-					w.abort()
-				}
-			}
 			for _, f := range []*spill.File{p.bf, p.pf} {
 				if f != nil {
 					f.Remove()
 				}
 			}
-			p.bw, p.pw, p.bf, p.pf = nil, nil, nil, nil
+			p.bf, p.pf = nil, nil
 		}
 	}
 	if c := s.chunk; c != nil {

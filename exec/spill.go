@@ -81,6 +81,92 @@ func (f *spillFile) finish() (*spill.File, error) {
 
 func (f *spillFile) abort() { f.w.Abort() }
 
+// spillParts is one spill of partitions an operator writes into one
+// file (spill.PartWriter: a join's side at one level, an aggregate's
+// groups), counted in its stats as one file. Its methods take a nil
+// receiver as a spill that wrote nothing.
+type spillParts struct {
+	tc  *TaskContext
+	who string
+	w   *spill.PartWriter
+}
+
+func (tc *TaskContext) createSpillParts(who, purpose string, schema *arrow.Schema, n int, res *Reservation) (*spillParts, error) {
+	w, err := tc.Spill.CreateParts(purpose, schema, n, spillRecordBytes(res.Share()))
+	if err != nil {
+		return nil, spillErr(who, err)
+	}
+	return &spillParts{tc: tc, who: who, w: w}, nil
+}
+
+// spillRecordBytes is how large the records of a spill of partitions
+// may grow, for an operator whose share is share bytes (-1: undivided):
+// a quarter of the share, since the partition is read back a record at
+// a time under the same share (a hash join's chunks of a hot key need
+// several records to a share), and at most spill.PartRecordBytes.
+func spillRecordBytes(share int64) int64 {
+	if share < 0 {
+		return spill.PartRecordBytes
+	}
+	return min(share/4, spill.PartRecordBytes)
+}
+
+// write adds b's rows to partition p; the caller keeps b.
+func (f *spillParts) write(p int, b arrow.RecordBatch) error {
+	if err := f.w.Write(p, b); err != nil {
+		return spillErr(f.who, err)
+	}
+	return nil
+}
+
+// writeCols adds n rows of cols to partition p, in batches of BatchSize
+// rows.
+func (f *spillParts) writeCols(p int, schema *arrow.Schema, cols []arrow.Array, n int) error {
+	for start := 0; start < n; start += BatchSize {
+		end := min(start+BatchSize, n)
+		b := newBatch(schema, sliceArrays(cols, start, end), end-start)
+		err := f.write(p, b)
+		b.Release()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// finish closes the file and hands each partition that got rows to
+// keep, in partition order.
+func (f *spillParts) finish(keep func(p int, file *spill.File)) error {
+	if f == nil {
+		return nil
+	}
+	files, err := f.w.Finish()
+	if err != nil {
+		return spillErr(f.who, err)
+	}
+	var bytes, rows int64
+	for p, file := range files {
+		if file == nil {
+			continue
+		}
+		bytes += file.Bytes()
+		rows += file.Rows()
+		keep(p, file)
+	}
+	if op := f.tc.Op; op != nil && f.w.Files() > 0 {
+		op.Spill.Bytes.Add(bytes)
+		op.Spill.Rows.Add(rows)
+		op.Spill.Files.Add(int64(f.w.Files()))
+	}
+	return nil
+}
+
+func (f *spillParts) abort() {
+	if f != nil {
+		f.w.Abort()
+	}
+}
+
 // finishSpills finishes every writer of files (nil entries are skipped)
 // and hands each finished file to keep, in order. After the first error
 // the remaining writers are aborted, so no file is left behind half

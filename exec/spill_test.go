@@ -229,3 +229,17 @@ func (s *cancelStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 }
 
 func (s *cancelStream) Close() { s.in.Close() }
+
+func TestSpillRecordBytes(t *testing.T) {
+	for _, c := range []struct{ share, want int64 }{
+		{-1, spill.PartRecordBytes},        // undivided: the most
+		{0, 0},                             // no share: every piece alone
+		{40 << 10, 10 << 10},               // a quarter of the share
+		{256 << 10, spill.PartRecordBytes}, // a quarter reaches the most
+		{1 << 30, spill.PartRecordBytes},
+	} {
+		if got := spillRecordBytes(c.share); got != c.want {
+			t.Errorf("spillRecordBytes(%d) = %d, want %d", c.share, got, c.want)
+		}
+	}
+}

@@ -137,25 +137,44 @@ func (w *Writer) Write(b arrow.RecordBatch) error {
 	if int(b.NumCols()) != len(w.ext) {
 		return fmt.Errorf("%w: batch of %d columns written to a spill file of %d", ErrSpill, b.NumCols(), len(w.ext))
 	}
-	rec := b
-	if w.storage != w.schema {
-		cols := make([]arrow.Array, b.NumCols())
-		for i, c := range b.Columns() {
-			cols[i] = c
-			if w.ext[i] {
-				cols[i] = c.(array.ExtensionArray).Storage()
-			}
-		}
-		rec = array.NewRecordBatch(w.storage, cols, b.NumRows())
-		defer rec.Release()
+	rec := w.storageBatch(b)
+	defer rec.Release()
+	_, err := w.writeStorage(rec)
+	return err
+}
+
+// storageBatch is b with its extension columns replaced by their
+// storage (b itself, retained, when it has none).
+func (w *Writer) storageBatch(b arrow.RecordBatch) arrow.RecordBatch {
+	if w.storage == w.schema {
+		b.Retain()
+		return b
 	}
+	return array.NewRecordBatch(w.storage, w.storageCols(b), b.NumRows())
+}
+
+func (w *Writer) storageCols(b arrow.RecordBatch) []arrow.Array {
+	cols := make([]arrow.Array, b.NumCols())
+	for i, c := range b.Columns() {
+		cols[i] = c
+		if w.ext[i] {
+			cols[i] = c.(array.ExtensionArray).Storage()
+		}
+	}
+	return cols
+}
+
+// writeStorage appends rec, of the storage schema, as one record and
+// returns the bytes it took in the file.
+func (w *Writer) writeStorage(rec arrow.RecordBatch) (int64, error) {
+	before := w.cw.n
 	if err := w.w.Write(rec); err != nil {
 		w.writeFailure = writeErr(w.dir, w.path, err)
-		return w.writeFailure
+		return 0, w.writeFailure
 	}
-	w.rows += b.NumRows()
+	w.rows += rec.NumRows()
 	w.recs++
-	return nil
+	return w.cw.n - before, nil
 }
 
 // Rows is the number of rows written so far.
@@ -206,7 +225,9 @@ func (w *Writer) Abort() {
 	os.Remove(w.path)
 }
 
-// File is a finished spill file.
+// File is a finished spill file, or one partition of a file a
+// PartWriter wrote: then it is the records of that partition, and the
+// file on disk goes when the last of its partitions is removed.
 type File struct {
 	m          *Manager
 	path, dir  string
@@ -215,6 +236,10 @@ type File struct {
 	rows, recs int64
 	bytes      int64
 	removed    atomic.Bool
+	// part lists the partition's records in the file (nil: a whole
+	// file); shared counts the partitions of the file not removed yet.
+	part   []int32
+	shared *atomic.Int64
 }
 
 // Rows is the number of rows in the file.
@@ -237,6 +262,9 @@ func (f *File) Path() string { return f.path }
 func (f *File) Remove() {
 	if f == nil || !f.removed.CompareAndSwap(false, true) {
 		return
+	}
+	if f.shared != nil && f.shared.Add(-1) > 0 {
+		return // other partitions of the file are still to be read
 	}
 	os.Remove(f.path)
 }
@@ -275,7 +303,7 @@ func (f *File) Open(alloc memory.Allocator) (*Reader, error) {
 
 // Next returns the next batch, which the caller owns, or io.EOF.
 func (r *Reader) Next() (arrow.RecordBatch, error) {
-	if r.done || r.next >= r.r.NumRecords() {
+	if r.done || r.next >= r.Records() {
 		return nil, io.EOF
 	}
 	b, err := r.At(r.next)
@@ -294,7 +322,14 @@ func (r *Reader) At(i int) (arrow.RecordBatch, error) {
 		return nil, fmt.Errorf("%w: read from a closed spill reader", ErrSpill)
 	}
 	r.mu.Unlock()
-	b, err := r.r.RecordBatchAt(i)
+	rec := i
+	if part := r.file.part; part != nil {
+		if i < 0 || i >= len(part) {
+			return nil, fmt.Errorf("%w: record %d of a partition of %d records in spill file %s", ErrSpill, i, len(part), filepath.Base(r.file.path))
+		}
+		rec = int(part[i])
+	}
+	b, err := r.r.RecordBatchAt(rec)
 	if err != nil {
 		return nil, fmt.Errorf("%w: reading record %d of spill file %s in %s: %w", ErrSpill, i, filepath.Base(r.file.path), r.file.dir, err)
 	}
@@ -332,8 +367,14 @@ func anyTrue(bs []bool) bool {
 	return false
 }
 
-// Records is the number of records in the file.
-func (r *Reader) Records() int { return r.r.NumRecords() }
+// Records is the number of records in the file (in the partition, for
+// a partition of a shared file).
+func (r *Reader) Records() int {
+	if r.file.part != nil {
+		return len(r.file.part)
+	}
+	return r.r.NumRecords()
+}
 
 // Close releases the reader. Idempotent.
 func (r *Reader) Close() {
