@@ -218,3 +218,34 @@ func TestSpillHashAggregate(t *testing.T) {
 		}
 	}
 }
+
+// A budget too small to give every operator of a task a byte (budget /
+// task slots / the task's operators that hold memory rounds to 0) fails
+// at once, naming the share and the setting to raise, rather than
+// spilling level after level into the same refusal ("groups still
+// outgrow the aggregate's share of the memory budget (0 bytes) after 8
+// levels" before); a budget below the slots no longer turns division off
+// ("needs 1048576 more bytes ... of its 1-byte memory budget" before).
+func TestSpillNoShare(t *testing.T) {
+	noLeaks(t)
+	dir := robustDir(t)
+	tmp := t.TempDir()
+	const q = "select s, count(*) from big group by s order by s limit 3"
+	for _, budget := range []string{"1", "3"} {
+		eng := spillEngine(t, dir, tmp, budget)
+		_, err := drain(context.Background(), eng, q)
+		if !errors.Is(err, errs.Resources) || !strings.Contains(err.Error(), "a share of 0 bytes") ||
+			!strings.Contains(err.Error(), "--set execution.memory.query-budget=") {
+			t.Errorf("under %s bytes: want a resources error naming the share of 0 bytes and the setting, got %v", budget, err)
+		}
+		if left := spillFolders(t, tmp); len(left) != 0 {
+			t.Fatalf("under %s bytes: left %v in io.tmp.dirs", budget, left)
+		}
+	}
+	// A share that holds something still spills and finishes.
+	mem := checkedEngine(t, dir, 2, nil)
+	want := rowsText(t, mem, q)
+	if got := rowsText(t, spillEngine(t, dir, tmp, "3mb"), q); !slices.Equal(got, want) {
+		t.Errorf("under 3mb: %v, want %v", got, want)
+	}
+}

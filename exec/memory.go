@@ -75,11 +75,13 @@ func (m *MemoryBudget) SetSlots(n int) {
 }
 
 // TaskQuota is what one task may hold: Limit/Slots, 0 when unlimited.
+// A budget smaller than the slots still divides (a quota of 1 byte): 0
+// would mean no division at all.
 func (m *MemoryBudget) TaskQuota() int64 {
 	if m == nil || m.limit <= 0 {
 		return 0
 	}
-	return m.limit / max(m.slots.Load(), 1)
+	return max(m.limit/max(m.slots.Load(), 1), 1)
 }
 
 // AddEvictor registers e; the returned function unregisters it.
@@ -201,6 +203,11 @@ func (m *MemoryBudget) Limit() int64 {
 // task's division refused, though the budget may have room.
 var errOverShare = errors.New("over its share")
 
+// errNoShare says the budget is too small to divide at all: the task's
+// quota over its operators that hold memory rounds to 0 bytes each,
+// whatever anyone holds, so no amount of spilling makes room.
+var errNoShare = errors.New("a share of 0 bytes")
+
 // TaskMemory is one task's quota of the budget and the reservations of
 // its operators. The runtime makes one per attempt (TaskContext.Pool).
 type TaskMemory struct {
@@ -306,6 +313,12 @@ func (r *Reservation) Grow(n int64) error {
 	t := r.t
 	if r.spillable {
 		t.mu.Lock()
+		if slots := t.b.slots.Load(); t.quota/int64(max(t.open, 1)) == 0 {
+			open := t.open
+			t.mu.Unlock()
+			return errs.New(errs.Resources, "%s: %w of the memory budget: execution.memory.query-budget=%d bytes over %d task slots leaves each task %d bytes, divided among the %d operators of the task that hold memory; raise it with --set execution.memory.query-budget=<bytes>",
+				r.who, errNoShare, t.b.limit, max(slots, 1), t.quota, open)
+		}
 		share := r.shareLocked()
 		over := r.size+n > share || t.held+n > t.quota
 		held, quota := t.held, t.quota
@@ -391,6 +404,10 @@ func (r *Reservation) Free() {
 	delete(t.all, r)
 	t.mu.Unlock()
 }
+
+// IsNoShare reports whether err says the budget is too small to divide
+// among the task's operators (spilling cannot help).
+func IsNoShare(err error) bool { return errors.Is(err, errNoShare) }
 
 // IsOverShare reports whether err is a spillable reservation's refusal
 // by its share or its task's quota, as opposed to the budget itself

@@ -25,9 +25,10 @@ func spillErr(who string, err error) error {
 }
 
 // canSpill reports whether err from a Reservation asks the operator to
-// spill (it is past its share or the budget) and the task can.
+// spill (it is past its share or the budget) and the task can; not when
+// the budget is too small to give the operator any share (errNoShare).
 func (tc *TaskContext) canSpill(err error) bool {
-	return tc.Spill != nil && errors.Is(err, ErrResourcesExhausted)
+	return tc.Spill != nil && errors.Is(err, ErrResourcesExhausted) && !errors.Is(err, errNoShare)
 }
 
 // spillFile is one file an operator writes, counted in its stats.

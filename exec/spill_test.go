@@ -243,3 +243,44 @@ func TestSpillRecordBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestNoShare: a reservation whose task quota over the task's open
+// spillable reservations rounds to 0 bytes refuses with errNoShare, which
+// is no signal to spill; a small share that is not 0 refuses as over its
+// share, which is.
+func TestNoShare(t *testing.T) {
+	for _, c := range []struct {
+		limit   int64
+		slots   int
+		open    int
+		noShare bool
+	}{
+		{1, 2, 1, false}, // a quota of 1 byte (division stays on), 1 operator
+		{1, 2, 2, true},
+		{3, 2, 2, true},  // 1 byte over 2 operators
+		{4, 2, 2, false}, // 1 byte each
+		{100, 4, 30, true},
+		{1 << 10, 2, 3, false},
+	} {
+		b := NewMemoryBudget(c.limit)
+		b.SetSlots(c.slots)
+		tc := &TaskContext{Memory: b, Pool: b.Task(), Spill: spill.NewManager(spill.Config{Dirs: []string{t.TempDir()}})}
+		var rs []*Reservation
+		for i := 0; i < c.open; i++ {
+			rs = append(rs, tc.reservation(fmt.Sprintf("op%d", i), true))
+		}
+		err := rs[0].Grow(c.limit + 1)
+		if err == nil {
+			t.Fatalf("%+v: a growth past the budget was granted", c)
+		}
+		if IsNoShare(err) != c.noShare || tc.canSpill(err) == c.noShare {
+			t.Errorf("%+v: %v (no share %v, spill %v)", c, err, IsNoShare(err), tc.canSpill(err))
+		}
+		if c.noShare && !errors.Is(err, ErrResourcesExhausted) {
+			t.Errorf("%+v: %v is not resources exhausted", c, err)
+		}
+		for _, r := range rs {
+			r.Free()
+		}
+	}
+}
