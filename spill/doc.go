@@ -17,6 +17,13 @@
 // its owner is done with it, or with the rest at Manager.Close. Files are
 // spread over the configured directories round robin.
 //
+// An operator that spills by partition writes every partition of one
+// spill into one file through a PartWriter (Manager.CreateParts), which
+// gathers each partition's small pieces into records of a size the
+// caller's reader can hold and hands back one File per partition: the
+// list of its records in the shared file, read alone, the file removed
+// with its last partition (parts.go says why).
+//
 // Columns of an Arrow extension type (fsql's collated strings) are written
 // as their storage and wrapped again on read, from the schema the writer
 // was given, so no extension type needs registering with Arrow.
