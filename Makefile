@@ -28,11 +28,15 @@ bench-dpp: build
 # fsql against DuckDB (tools/oracle, cgo) on generated TPC-DS data, both
 # layouts, all 103 statements, 2 threads each, interleaved; outside CI.
 # BENCH_ARGS adds flags, e.g. BENCH_ARGS="--only q3,q7 --runs 5".
-BENCH_DATA ?= $(HOME)/.cache/fsql/tpcds-sf$(SCALE)
+# The cached data sets' folders carry the generator's version
+# (connectors/tpcds/version.go), as the tests' caches do.
+TPCDS_GEN := $(shell sed -n 's/^const GeneratorVersion = //p' connectors/tpcds/version.go)
+BENCH_DATA ?= $(HOME)/.cache/fsql/tpcds-sf$(SCALE)-g$(TPCDS_GEN)
+BENCH_FLAT ?= $(HOME)/.cache/fsql/tpcds-sf$(SCALE)-flat-g$(TPCDS_GEN)
 bench-vs-duckdb: build
 	test -d $(BENCH_DATA) || ./bin/fsql gen tpcds --scale $(SCALE) --out $(BENCH_DATA)
-	test -d $(BENCH_DATA)-flat || ./bin/fsql gen tpcds --scale $(SCALE) --partitioned=false --out $(BENCH_DATA)-flat
-	cd tools/oracle && $(GO) run . bench --data $(BENCH_DATA),$(BENCH_DATA)-flat --queries ../../testdata/tpcds $(BENCH_ARGS)
+	test -d $(BENCH_FLAT) || ./bin/fsql gen tpcds --scale $(SCALE) --partitioned=false --out $(BENCH_FLAT)
+	cd tools/oracle && $(GO) run . bench --data $(BENCH_DATA),$(BENCH_FLAT) --queries ../../testdata/tpcds $(BENCH_ARGS)
 
 # Writing: CREATE TABLE ... PARTITION BY KEY (ss_sold_date_sk) AS SELECT *
 # FROM store_sales against DuckDB's COPY ... (FORMAT PARQUET, PARTITION_BY
@@ -41,13 +45,13 @@ bench-vs-duckdb: build
 # flags, e.g. WRITE_ARGS="--runs 5 --cpuprofile /tmp/write.prof".
 WRITE_ARGS ?= --runs 3
 bench-write-vs-duckdb:
-	test -d $(BENCH_DATA)-flat || $(GO) run ./cmd/fsql gen tpcds --scale $(SCALE) --partitioned=false --out $(BENCH_DATA)-flat
-	cd tools/oracle && $(GO) run . bench-write --data $(BENCH_DATA)-flat $(WRITE_ARGS)
+	test -d $(BENCH_FLAT) || $(GO) run ./cmd/fsql gen tpcds --scale $(SCALE) --partitioned=false --out $(BENCH_FLAT)
+	cd tools/oracle && $(GO) run . bench-write --data $(BENCH_FLAT) $(WRITE_ARGS)
 
 # Random queries over the TPC-DS schema (internal/querygen), fsql's answers
 # against DuckDB's (tools/oracle fuzz, cgo); outside CI. FUZZ_ARGS adds
 # flags, e.g. FUZZ_ARGS="--n 5000 --seed 2 --out /tmp/fuzz-reports".
-FUZZ_DATA ?= $(HOME)/.cache/fsql/tpcds-sf0.2-seed1-flat
+FUZZ_DATA ?= $(HOME)/.cache/fsql/tpcds-sf0.2-seed1-flat-g$(TPCDS_GEN)
 FUZZ_ARGS ?= --n 2000 --seed 1
 fuzz-vs-duckdb:
 	test -d $(FUZZ_DATA) || $(GO) run ./cmd/fsql gen tpcds --scale 0.2 --seed 1 --partitioned=false --out $(FUZZ_DATA)

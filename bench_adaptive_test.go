@@ -32,7 +32,7 @@ func benchTPCDSDir(b *testing.B) (string, float64) {
 	if err != nil {
 		cache = os.TempDir()
 	}
-	dir := filepath.Join(cache, "fsql", fmt.Sprintf("tpcds-sf%g-seed%d-flat", scale, goldenSeed))
+	dir := filepath.Join(cache, "fsql", tpcds.CacheFolder(fmt.Sprintf("tpcds-sf%g-seed%d-flat", scale, goldenSeed)))
 	if _, err := os.Stat(filepath.Join(dir, "store_sales")); err != nil {
 		if err := tpcds.Generate(context.Background(), tpcds.Options{
 			Scale: scale, Out: dir, Partitioned: false, RowGroupRows: 122880, Seed: goldenSeed,
@@ -113,7 +113,7 @@ func benchList(name string) map[string]bool {
 //
 //	go test -run '^$' -bench AdaptiveTPCDS -benchtime 1x .
 //	FSQL_BENCH_SCALE=1 go test -run '^$' -bench AdaptiveTPCDS -benchtime 1x -timeout 1h .
-//	FSQL_BENCH_DATA=$HOME/.cache/fsql/tpcds-sf1 FSQL_BENCH_QUERIES=all FSQL_BENCH_ROUNDS=3 \
+//	FSQL_BENCH_DATA=$HOME/.cache/fsql/tpcds-sf1-g2 FSQL_BENCH_QUERIES=all FSQL_BENCH_ROUNDS=3 \
 //	  go test -run '^$' -bench AdaptiveTPCDS -benchtime 1x -timeout 3h .
 func BenchmarkAdaptiveTPCDS(b *testing.B) {
 	dir, scale := benchTPCDSDir(b)

@@ -9,16 +9,17 @@ import (
 	"time"
 
 	"github.com/fsql-dev/fsql"
+	"github.com/fsql-dev/fsql/connectors/tpcds"
 )
 
 // specBenchDir is the data of the speculation benchmarks: with
 // FSQL_BENCH_SCALE set, the flat set `fsql bench dpp` generates
-// (<user cache>/fsql/tpcds-sf<S>-flat, the same generator options as
+// (<user cache>/fsql/tpcds-sf<S>-flat-g<generator version>, the same generator options as
 // benchTPCDSDir) when it exists, else benchTPCDSDir's.
 func specBenchDir(b *testing.B) (string, float64) {
 	if s := os.Getenv("FSQL_BENCH_SCALE"); s != "" {
 		if cache, err := os.UserCacheDir(); err == nil {
-			dir := filepath.Join(cache, "fsql", "tpcds-sf"+s+"-flat")
+			dir := filepath.Join(cache, "fsql", tpcds.CacheFolder("tpcds-sf"+s+"-flat"))
 			if _, err := os.Stat(filepath.Join(dir, "store_sales")); err == nil {
 				var scale float64
 				fmt.Sscan(s, &scale)

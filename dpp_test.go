@@ -31,7 +31,7 @@ func tpcdsPartitioned(t testing.TB) string {
 		if err != nil {
 			cache = os.TempDir()
 		}
-		partDir = filepath.Join(cache, "fsql", fmt.Sprintf("tpcds-sf%g-seed%d", goldenScale, goldenSeed))
+		partDir = filepath.Join(cache, "fsql", tpcds.CacheFolder(fmt.Sprintf("tpcds-sf%g-seed%d", goldenScale, goldenSeed)))
 		if _, err := os.Stat(partDir); err == nil {
 			return
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/fsql-dev/fsql"
+	"github.com/fsql-dev/fsql/connectors/tpcds"
 	"github.com/fsql-dev/fsql/exec"
 )
 
@@ -25,19 +26,20 @@ import (
 //
 //	FSQL_SF1_MEMORY=1 go test -run TestQ78MemoryBudgetScale1 -v .
 //
-// (generate the data first with `fsql gen tpcds --scale 1`). Run it
+// (generate the data first with `fsql gen tpcds --scale 1 --out DIR`, DIR
+// the folder the skip message names). Run it
 // alone: peak RSS is the test process's.
 func TestQ78MemoryBudgetScale1(t *testing.T) {
 	if os.Getenv("FSQL_SF1_MEMORY") == "" {
-		t.Skip("set FSQL_SF1_MEMORY=1 to run q78 at scale 1 (needs <user cache>/fsql/tpcds-sf1)")
+		t.Skip("set FSQL_SF1_MEMORY=1 to run q78 at scale 1 (needs <user cache>/fsql/tpcds-sf1-g<generator version>)")
 	}
 	cache, err := os.UserCacheDir()
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Join(cache, "fsql", "tpcds-sf1")
+	dir := filepath.Join(cache, "fsql", tpcds.CacheFolder("tpcds-sf1"))
 	if _, err := os.Stat(filepath.Join(dir, "store_sales")); err != nil {
-		t.Skipf("no scale-1 data in %s; generate it with: fsql gen tpcds --scale 1", dir)
+		t.Skipf("no scale-1 data in %s; generate it with: fsql gen tpcds --scale 1 --out %s", dir, dir)
 	}
 	text, err := os.ReadFile(filepath.Join("testdata", "tpcds", "queries", "q78.sql"))
 	if err != nil {

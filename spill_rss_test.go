@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/fsql-dev/fsql"
+	"github.com/fsql-dev/fsql/connectors/tpcds"
 )
 
 // TestSpillRSSScale1 is issue 12's resident-memory proof: TPC-DS
@@ -50,7 +51,7 @@ func TestSpillRSSScale1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Join(cache, "fsql", "tpcds-sf1-flat")
+	dir := filepath.Join(cache, "fsql", tpcds.CacheFolder("tpcds-sf1-flat"))
 	if _, err := os.Stat(filepath.Join(dir, "store_sales")); err != nil {
 		t.Skipf("no scale-1 data in %s; generate it with: fsql gen tpcds --scale 1 --partitioned=false --out %s", dir, dir)
 	}

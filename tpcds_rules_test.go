@@ -40,7 +40,7 @@ func tpcdsSmall(t testing.TB) string {
 		if err != nil {
 			cache = os.TempDir()
 		}
-		rulesDir = filepath.Join(cache, "fsql", fmt.Sprintf("tpcds-sf%g-seed%d-flat", rulesScale, goldenSeed))
+		rulesDir = filepath.Join(cache, "fsql", tpcds.CacheFolder(fmt.Sprintf("tpcds-sf%g-seed%d-flat", rulesScale, goldenSeed)))
 		if _, err := os.Stat(rulesDir); err == nil {
 			return
 		}

@@ -42,7 +42,7 @@ func tpcdsData(t testing.TB) string {
 			cache = os.TempDir()
 		}
 		// The oracle ran on the unpartitioned layout (--partitioned=false).
-		tpcdsDir = filepath.Join(cache, "fsql", fmt.Sprintf("tpcds-sf%g-seed%d-flat", goldenScale, goldenSeed))
+		tpcdsDir = filepath.Join(cache, "fsql", tpcds.CacheFolder(fmt.Sprintf("tpcds-sf%g-seed%d-flat", goldenScale, goldenSeed)))
 		if _, err := os.Stat(tpcdsDir); err == nil {
 			return
 		}

@@ -34,7 +34,7 @@ each query's median time, row count and bytes read.
 
 flags:
   --scale S         TPC-DS scale factor (default 1); data defaults to
-                    <user cache>/fsql/tpcds-sf<S>, generated if missing
+                    <user cache>/fsql/tpcds-sf<S>-g<generator version>, generated if missing
   --queries LIST    comma-separated query numbers, e.g. 3,7,14a, or all
                     (every qN.sql of the query folder)
                     (default `+strings.Join(defaultBenchQueries, ",")+`)
@@ -138,7 +138,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 	dir := *data
 	if dir == "" {
-		if dir, err = defaultDataDir(*scale); err != nil {
+		if dir, err = defaultDataDir(*scale, false); err != nil {
 			return err
 		}
 		if err := ensureTPCDS(ctx, dir, *scale, stderr); err != nil {

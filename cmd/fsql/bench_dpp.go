@@ -33,7 +33,8 @@ the same scale.
 
 flags:
   --scale S         TPC-DS scale factor (default 1); data in
-                    <user cache>/fsql/tpcds-sf<S> and tpcds-sf<S>-flat,
+                    <user cache>/fsql/tpcds-sf<S>-g<generator version>
+                    and tpcds-sf<S>-flat-g<generator version>,
                     generated if missing
   --queries LIST    comma-separated query numbers (default the 19 of the
                     foundation set that filter a date)
@@ -87,13 +88,12 @@ func runBenchDPP(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := interruptContext()
 	defer stop()
 	for _, partitioned := range layouts {
-		dir, err := defaultDataDir(*scale)
+		dir, err := defaultDataDir(*scale, !partitioned)
 		if err != nil {
 			return err
 		}
 		name := "partitioned"
 		if !partitioned {
-			dir += "-flat"
 			name = "flat (--partitioned=false)"
 		}
 		if err := ensureLayout(ctx, dir, *scale, partitioned, stderr); err != nil {

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/fsql-dev/fsql/connectors/tpcds"
 )
 
 // defaultScale is the TPC-DS scale of the data set fsql uses when no
@@ -16,13 +18,20 @@ import (
 const defaultScale = 0.01
 
 // defaultDataDir is where the TPC-DS data set of a scale lives when the
-// user names no folder: <user cache>/fsql/tpcds-sf<scale>.
-func defaultDataDir(scale float64) (string, error) {
+// user names no folder: <user cache>/fsql/tpcds-sf<scale>-g<version>,
+// <user cache>/fsql/tpcds-sf<scale>-flat-g<version> for the flat layout
+// (the generator's version, so a set an older generator wrote is not
+// taken for the current one's).
+func defaultDataDir(scale float64, flat bool) (string, error) {
 	cache, err := os.UserCacheDir()
 	if err != nil {
 		return "", fmt.Errorf("no user cache folder to keep the default data set in (%v); pass --data DIR", err)
 	}
-	return filepath.Join(cache, "fsql", "tpcds-sf"+strconv.FormatFloat(scale, 'f', -1, 64)), nil
+	name := "tpcds-sf" + strconv.FormatFloat(scale, 'f', -1, 64)
+	if flat {
+		name += "-flat"
+	}
+	return filepath.Join(cache, "fsql", tpcds.CacheFolder(name)), nil
 }
 
 // dataDir returns the folder to query: the one the user named, which must
@@ -41,7 +50,7 @@ func dataDir(ctx context.Context, named string, scale float64, stderr io.Writer)
 		}
 		return named, nil
 	}
-	dir, err := defaultDataDir(scale)
+	dir, err := defaultDataDir(scale, false)
 	if err != nil {
 		return "", err
 	}

@@ -8,12 +8,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/fsql-dev/fsql"
+	"github.com/fsql-dev/fsql/connectors/tpcds"
 	"github.com/fsql-dev/fsql/internal/format"
 )
 
@@ -191,15 +193,19 @@ func TestSetFlags(t *testing.T) {
 }
 
 func TestDefaultDataDir(t *testing.T) {
-	d, err := defaultDataDir(0.01)
+	d, err := defaultDataDir(0.01, false)
 	if err != nil {
 		t.Skip("no user cache dir:", err)
 	}
-	if filepath.Base(d) != "tpcds-sf0.01" || filepath.Base(filepath.Dir(d)) != "fsql" {
+	v := strconv.Itoa(tpcds.GeneratorVersion)
+	if filepath.Base(d) != "tpcds-sf0.01-g"+v || filepath.Base(filepath.Dir(d)) != "fsql" {
 		t.Errorf("default data dir %s", d)
 	}
-	if d, _ := defaultDataDir(1); filepath.Base(d) != "tpcds-sf1" {
+	if d, _ := defaultDataDir(1, false); filepath.Base(d) != "tpcds-sf1-g"+v {
 		t.Errorf("scale 1 dir %s", d)
+	}
+	if d, _ := defaultDataDir(1, true); filepath.Base(d) != "tpcds-sf1-flat-g"+v {
+		t.Errorf("scale 1 flat dir %s", d)
 	}
 }
 

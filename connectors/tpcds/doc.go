@@ -18,6 +18,9 @@
 // partition order (NULL last) into a few files, so both layouts hold the
 // same rows and answer every query identically. Sales lines (and the
 // returns that copy them) come from per-ticket streams on top of that.
+// GeneratorVersion numbers the output: a change that writes other rows
+// for the same options raises it, and the folders data sets are cached
+// in between runs carry it in their names (CacheFolder).
 //
 // Scaling: fact tables grow linearly with the scale factor; date_dim,
 // time_dim, income_band, household_demographics and customer_demographics are

@@ -99,6 +99,9 @@ func (w *world) genTicket(c *channel, dateSK int64, ticket int64, out []saleLine
 				}
 			}
 		}
+		// A line without a sold date has no ship date either (NULL, as in
+		// dsdgen's data), not the key 0 that no date_dim row has.
+		l.shipDate = -1
 		if dateSK > 0 {
 			l.shipDate = dateSK + int64(r.rangeInt(2, 90))
 		}
@@ -173,6 +176,11 @@ func (w *world) salesPart(c *channel, dayIdx int, s *sink) error {
 // share with it. Other date keys get their column's NULL fraction.
 func (s *sink) key(v int64) {
 	if v < 0 {
+		if s.col != s.t.partKey {
+			// Draw the NULL fraction's number all the same: the row's
+			// later columns then take the values they take for a key.
+			s.autoNull()
+		}
 		s.null()
 		return
 	}

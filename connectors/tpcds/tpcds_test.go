@@ -290,6 +290,36 @@ func TestForeignKeys(t *testing.T) {
 	}
 }
 
+// TestShipDateNullWithoutSoldDate: a catalog or web line without a sold
+// date has no ship date (NULL, as in dsdgen's data), not the key 0, which
+// no date_dim row has. Only the NULL-date partitions are generated, at a
+// scale where they hold lines.
+func TestShipDateNullWithoutSoldDate(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "nulls")
+	only := subset{tables: map[string]bool{"catalog_sales": true, "web_sales": true}, from: 1, to: 1}
+	if err := generate(context.Background(), Options{Scale: 0.2, Out: dir, Seed: testSeed}, only); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ table, sold, ship string }{
+		{"catalog_sales", "cs_sold_date_sk", "cs_ship_date_sk"},
+		{"web_sales", "ws_sold_date_sk", "ws_ship_date_sk"},
+	} {
+		lines := 0
+		for _, r := range readTable(t, dir, c.table) {
+			if !r[c.sold].IsNull() {
+				t.Fatalf("%s: %s = %d outside the NULL partition", c.table, c.sold, r[c.sold].Int32())
+			}
+			lines++
+			if v := r[c.ship]; !v.IsNull() {
+				t.Fatalf("%s: a line without %s has %s = %d", c.table, c.sold, c.ship, v.Int32())
+			}
+		}
+		if lines == 0 {
+			t.Fatalf("%s: no line without %s at scale 0.2, nothing checked", c.table, c.sold)
+		}
+	}
+}
+
 func TestPricingRelations(t *testing.T) {
 	dir := shared(t, "flat")
 	get := func(r rowMap, c string) (int64, bool) {
