@@ -50,7 +50,7 @@ var phases = []phase{
 	{rules: []Rule{pushDownFilters{}, foldConstants{}, foldEmpty{}}, maxPasses: 4},
 	{rules: []Rule{pruneColumns{}, mergeProjections{}}, maxPasses: 1},
 	{rules: []Rule{prunePartitions{}}, maxPasses: 1},
-	{rules: []Rule{shareSubplans{}}, maxPasses: 1},
+	{rules: []Rule{shareFiltered{}, shareSubplans{}}, maxPasses: 1},
 }
 
 // Optimize runs every enabled rule, phase by phase, each phase until no
