@@ -69,3 +69,25 @@ func BenchmarkCompareDecimal(b *testing.B) {
 	}
 	benchEval(b, e, batch)
 }
+
+// BenchmarkCompareStringLiteral is a dimension filter's test (cd_gender =
+// 'F') over a batch of short strings.
+func BenchmarkCompareStringLiteral(b *testing.B) {
+	mem := memory.NewGoAllocator()
+	sb := array.NewStringBuilder(mem)
+	vals := []string{"F", "M", "Primary", "Secondary", "College", "Sunday", "Monday"}
+	for i := 0; i < 8192; i++ {
+		sb.Append(vals[i*7919%len(vals)])
+	}
+	a := sb.NewArray()
+	sb.Release()
+	schema := arrow.NewSchema([]arrow.Field{{Name: "s", Type: a.DataType()}}, nil)
+	batch := array.NewRecordBatch(schema, []arrow.Array{a}, 8192)
+	a.Release()
+	b.Cleanup(batch.Release)
+	e, err := NewCall("=", NewColumn(0, a.DataType(), "s"), NewLiteral("Primary", a.DataType()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchEval(b, e, batch)
+}
