@@ -15,6 +15,7 @@ import (
 
 	"github.com/fsql-dev/fsql/connectors/hive"
 	"github.com/fsql-dev/fsql/exec/expr"
+	"github.com/fsql-dev/fsql/internal/mempool"
 )
 
 // aggState holds one aggregate function's running state for every group
@@ -360,79 +361,115 @@ func (s *decSumState) partial(alloc memory.Allocator, n int) ([]arrow.Array, err
 	if s.overflow {
 		return nil, s.overflowErr()
 	}
-	valid := make([]bool, n)
-	for g := range valid {
-		valid[g] = s.counts[g] > 0
-	}
-	sum := fixedArray(alloc, &arrow.Decimal128Type{Precision: 38, Scale: s.scale}, s.sums[:n], valid)
+	nb, nulls := countValidity(alloc, s.counts[:n])
+	vb := mempool.Buffer(alloc, 16*n)
+	copy(arrow.Decimal128Traits.CastFromBytes(vb.Bytes()), s.sums[:n])
+	sum := newFixedArray(&arrow.Decimal128Type{Precision: 38, Scale: s.scale}, n, nb, vb, nulls)
 	if !s.avg {
 		return []arrow.Array{sum}, nil
 	}
 	return []arrow.Array{sum, fixedArray(alloc, arrow.PrimitiveTypes.Int64, s.counts[:n], nil)}, nil
 }
 
+// final writes each group's value straight into the result's buffers
+// (q78 finishes 2M groups: the Go slices it filled and then copied,
+// zeroed three times over, were 7% of its CPU samples).
 func (s *decSumState) final(alloc memory.Allocator, n int) (arrow.Array, error) {
 	if s.overflow {
 		return nil, s.overflowErr()
 	}
-	valid := make([]bool, n)
-	for g := range valid {
-		valid[g] = s.counts[g] > 0
-	}
+	counts := s.counts[:n]
 	switch r := s.res.(type) {
 	case *arrow.Float64Type:
-		out := make([]float64, n)
-		for g := range out {
-			if valid[g] {
+		vb := mempool.Buffer(alloc, 8*n)
+		out := arrow.Float64Traits.CastFromBytes(vb.Bytes())
+		for g, c := range counts {
+			out[g] = 0
+			if c > 0 {
 				out[g] = expr.DecimalToFloat(s.sums[g], s.scale)
 				if s.avg {
-					out[g] /= float64(s.counts[g])
+					out[g] /= float64(c)
 				}
 			}
 		}
-		return fixedArray(alloc, r, out, valid), nil
+		nb, nulls := countValidity(alloc, counts)
+		return newFixedArray(r, n, nb, vb, nulls), nil
 	case *arrow.Decimal128Type:
-		out := make([]decimal128.Num, n)
-		for g := range out {
-			if !valid[g] {
+		vb := mempool.Buffer(alloc, 16*n)
+		out := arrow.Decimal128Traits.CastFromBytes(vb.Bytes())
+		for g, c := range counts {
+			out[g] = decimal128.Num{}
+			if c <= 0 {
 				continue
 			}
-			var v decimal128.Num
+			v := s.sums[g]
 			var err error
 			if s.avg {
-				v, err = avgDecimal(s.sums[g], s.scale, s.counts[g], r.Scale)
-			} else {
-				v, err = rescaleDecimal(s.sums[g], s.scale, r.Scale)
+				v, err = avgDecimal(v, s.scale, c, r.Scale)
+			} else if s.scale != r.Scale {
+				v, err = rescaleDecimal(v, s.scale, r.Scale)
+			}
+			if err == nil && !v.FitsInPrecision(r.Precision) {
+				err = fmt.Errorf("%w: %s result %s does not fit %s", ErrExecution, map[bool]string{true: "avg", false: "sum"}[s.avg], v.ToString(r.Scale), r)
 			}
 			if err != nil {
+				vb.Release()
 				return nil, err
-			}
-			if !v.FitsInPrecision(r.Precision) {
-				return nil, fmt.Errorf("%w: %s result %s does not fit %s", ErrExecution, map[bool]string{true: "avg", false: "sum"}[s.avg], v.ToString(r.Scale), r)
 			}
 			out[g] = v
 		}
-		return fixedArray(alloc, r, out, valid), nil
+		nb, nulls := countValidity(alloc, counts)
+		return newFixedArray(r, n, nb, vb, nulls), nil
 	case *arrow.Int64Type:
-		out := make([]int64, n)
-		for g := range out {
-			if valid[g] {
-				v, err := rescaleDecimal(s.sums[g], s.scale, 0)
-				if err != nil {
-					return nil, err
-				}
-				if s.avg {
-					v, _ = avgDecimal(s.sums[g], s.scale, s.counts[g], 0)
-				}
-				if v.HighBits() != 0 && v.HighBits() != -1 {
-					return nil, fmt.Errorf("%w: sum overflows BIGINT", ErrExecution)
-				}
-				out[g] = int64(v.LowBits())
+		vb := mempool.Buffer(alloc, 8*n)
+		out := arrow.Int64Traits.CastFromBytes(vb.Bytes())
+		for g, c := range counts {
+			out[g] = 0
+			if c <= 0 {
+				continue
 			}
+			v, err := rescaleDecimal(s.sums[g], s.scale, 0)
+			if err != nil {
+				vb.Release()
+				return nil, err
+			}
+			if s.avg {
+				v, _ = avgDecimal(s.sums[g], s.scale, c, 0)
+			}
+			if v.HighBits() != 0 && v.HighBits() != -1 {
+				vb.Release()
+				return nil, fmt.Errorf("%w: sum overflows BIGINT", ErrExecution)
+			}
+			out[g] = int64(v.LowBits())
 		}
-		return fixedArray(alloc, r, out, valid), nil
+		nb, nulls := countValidity(alloc, counts)
+		return newFixedArray(r, n, nb, vb, nulls), nil
 	}
 	return nil, fmt.Errorf("%w: an exact SUM/AVG with the result type %s: CAST the argument to DECIMAL or DOUBLE", ErrNotImplemented, hive.SQLTypeName(s.res))
+}
+
+// countValidity is the validity bitmap of the groups whose count is
+// positive and the number of the others, or nil, 0 when every group has
+// one.
+func countValidity(alloc memory.Allocator, counts []int64) (*memory.Buffer, int) {
+	nulls := 0
+	for _, c := range counts {
+		if c <= 0 {
+			nulls++
+		}
+	}
+	if nulls == 0 {
+		return nil, 0
+	}
+	nb := mempool.Buffer(alloc, int(bitutil.BytesForBits(int64(len(counts)))))
+	bits := nb.Bytes()
+	clear(bits)
+	for g, c := range counts {
+		if c > 0 {
+			bits[g>>3] |= 1 << (g & 7)
+		}
+	}
+	return nb, nulls
 }
 
 // rescaleDecimal changes the scale of v, rounding half away from zero when

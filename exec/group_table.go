@@ -13,6 +13,7 @@ import (
 
 	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/exec/expr"
+	"github.com/fsql-dev/fsql/internal/mempool"
 )
 
 // groupTable assigns dense group ids to key tuples and remembers each
@@ -664,15 +665,13 @@ func varArray(alloc memory.Allocator, dt arrow.DataType, offs []int64, data []by
 		if offs[n] > math.MaxInt32 {
 			return nil, errs.New(errs.Resources, "group keys of type %s hold %d bytes, more than one array can (2 GiB)", dt, offs[n])
 		}
-		ob = memory.NewResizableBuffer(alloc)
-		ob.Resize(4 * (n + 1))
+		ob = mempool.Buffer(alloc, 4*(n+1)) // every offset is written
 		o := arrow.Int32Traits.CastFromBytes(ob.Bytes())
 		for i, v := range offs[:n+1] {
 			o[i] = int32(v)
 		}
 	case arrow.LARGE_STRING, arrow.LARGE_BINARY:
-		ob = memory.NewResizableBuffer(alloc)
-		ob.Resize(8 * (n + 1))
+		ob = mempool.Buffer(alloc, 8*(n+1))
 		copy(arrow.Int64Traits.CastFromBytes(ob.Bytes()), offs[:n+1])
 	default:
 		vals := make([]string, n)
@@ -681,14 +680,12 @@ func varArray(alloc memory.Allocator, dt arrow.DataType, offs []int64, data []by
 		}
 		return stringArray(alloc, dt, vals, valid)
 	}
-	db := memory.NewResizableBuffer(alloc)
-	db.Resize(len(data))
+	db := mempool.Buffer(alloc, len(data))
 	copy(db.Bytes(), data)
 	nulls := 0
 	var nb *memory.Buffer
 	if slices.Contains(valid, false) {
-		nb = memory.NewResizableBuffer(alloc)
-		nb.Resize(int(bitutil.BytesForBits(int64(n))))
+		nb = mempool.Buffer(alloc, int(bitutil.BytesForBits(int64(n))))
 		bits := nb.Bytes()
 		clear(bits)
 		for i, v := range valid {

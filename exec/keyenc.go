@@ -20,6 +20,7 @@ import (
 	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/exec/expr"
 	"github.com/fsql-dev/fsql/exec/kernels"
+	"github.com/fsql-dev/fsql/internal/mempool"
 )
 
 // This file holds what several operators share: evaluating expression lists,
@@ -652,8 +653,7 @@ func fixedArray[T arrow.FixedWidthType](alloc memory.Allocator, dt arrow.DataTyp
 // fixedFromBytes builds an n-row fixed-width array of type dt whose values
 // are the little-endian bytes raw.
 func fixedFromBytes(alloc memory.Allocator, dt arrow.DataType, raw []byte, n int, valid []bool) arrow.Array {
-	vb := memory.NewResizableBuffer(alloc)
-	vb.Resize(len(raw))
+	vb := mempool.Buffer(alloc, len(raw))
 	copy(vb.Bytes(), raw)
 	var nb *memory.Buffer
 	nulls := 0
@@ -665,8 +665,7 @@ func fixedFromBytes(alloc memory.Allocator, dt arrow.DataType, raw []byte, n int
 		}
 	}
 	if nulls > 0 {
-		nb = memory.NewResizableBuffer(alloc)
-		nb.Resize(int(bitutil.BytesForBits(int64(n))))
+		nb = mempool.Buffer(alloc, int(bitutil.BytesForBits(int64(n))))
 		bits := nb.Bytes()
 		clear(bits)
 		for i, v := range valid[:n] {
@@ -675,6 +674,13 @@ func fixedFromBytes(alloc memory.Allocator, dt arrow.DataType, raw []byte, n int
 			}
 		}
 	}
+	return newFixedArray(dt, n, nb, vb, nulls)
+}
+
+// newFixedArray wraps a value buffer and a validity bitmap (nil when
+// nothing is NULL) into an n-row array of type dt, dropping the caller's
+// references to them.
+func newFixedArray(dt arrow.DataType, n int, nb, vb *memory.Buffer, nulls int) arrow.Array {
 	d := array.NewData(dt, n, []*memory.Buffer{nb, vb}, nil, nulls, 0)
 	a := array.MakeFromData(d)
 	d.Release()

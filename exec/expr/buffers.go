@@ -5,6 +5,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/fsql-dev/fsql/internal/mempool"
 )
 
 // fixedOut is a fixed-width result array under construction: a value
@@ -25,8 +27,7 @@ func newFixed[T arrow.FixedWidthType](alloc memory.Allocator, typ arrow.DataType
 	o.data = memory.NewResizableBuffer(alloc)
 	o.data.Resize(n * int(sizeOf[T]()))
 	o.vals = arrow.GetData[T](o.data.Bytes())[:n]
-	o.valid = memory.NewResizableBuffer(alloc)
-	o.valid.Resize(int(bitutil.BytesForBits(int64(n))))
+	o.valid = mempool.Buffer(alloc, int(bitutil.BytesForBits(int64(n)))) // filled below
 	o.bits = o.valid.Bytes()
 	for i := range o.bits {
 		o.bits[i] = 0xff
@@ -81,14 +82,13 @@ type boolOut struct {
 func newBool(alloc memory.Allocator, n int) *boolOut {
 	o := &boolOut{n: n}
 	nb := int(bitutil.BytesForBits(int64(n)))
-	o.data = memory.NewResizableBuffer(alloc)
-	o.data.Resize(nb)
+	// Both bitmaps are filled here, so recycled memory needs no clearing.
+	o.data = mempool.Buffer(alloc, nb)
 	o.vals = o.data.Bytes()
 	for i := range o.vals {
 		o.vals[i] = 0
 	}
-	o.valid = memory.NewResizableBuffer(alloc)
-	o.valid.Resize(nb)
+	o.valid = mempool.Buffer(alloc, nb)
 	o.bits = o.valid.Bytes()
 	for i := range o.bits {
 		o.bits[i] = 0xff

@@ -6,6 +6,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/fsql-dev/fsql/internal/mempool"
+
 	"github.com/fsql-dev/fsql/errs"
 )
 
@@ -33,11 +35,10 @@ func takeVarBinary[O int32 | int64](alloc memory.Allocator, a arrow.Array, idx [
 	if _, ok := any(zero).(int32); ok && total > math.MaxInt32 {
 		return nil, errs.New(errs.Resources, "gathering %d rows of a %s column gives %d bytes, more than one array of that type can hold (2 GiB); use smaller batches", n, a.DataType(), total)
 	}
-	ob := memory.NewResizableBuffer(alloc)
-	ob.Resize((n + 1) * sizeOf[O]())
+	// Every offset and every data byte is written below.
+	ob := mempool.Buffer(alloc, (n+1)*sizeOf[O]())
 	dst := arrow.GetData[O](ob.Bytes())
-	vb := memory.NewResizableBuffer(alloc)
-	vb.Resize(total)
+	vb := mempool.Buffer(alloc, total)
 	out := vb.Bytes()
 	pos := O(0)
 	dst[0] = 0

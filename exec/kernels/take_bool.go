@@ -4,6 +4,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/fsql-dev/fsql/internal/mempool"
 )
 
 // takeBool gathers a bit-packed boolean column; a NULL row's value bit is
@@ -11,8 +13,7 @@ import (
 func takeBool(alloc memory.Allocator, a arrow.Array, idx []int32, neg bool) arrow.Array {
 	d := a.Data()
 	n := len(idx)
-	vb := memory.NewResizableBuffer(alloc)
-	vb.Resize(int(bitutil.BytesForBits(int64(n))))
+	vb := mempool.Buffer(alloc, int(bitutil.BytesForBits(int64(n))))
 	dst := vb.Bytes()
 	clear(dst)
 	if a.Len() > 0 {

@@ -6,6 +6,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/decimal256"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/fsql-dev/fsql/internal/mempool"
 )
 
 // gather copies src[idx[i]] to dst[i]; a negative index writes the zero
@@ -49,8 +51,7 @@ func takeFixed(alloc memory.Allocator, a arrow.Array, w int, idx []int32, neg bo
 		return nil
 	}
 	n := len(idx)
-	vb := memory.NewResizableBuffer(alloc)
-	vb.Resize(n * w)
+	vb := mempool.Buffer(alloc, n*w) // every value is written below
 	dst := vb.Bytes()
 	var src []byte
 	if a.Len() > 0 {

@@ -13,6 +13,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/decimal256"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/fsql-dev/fsql/internal/mempool"
 )
 
 // testTypes are the types fsql's columns take, plus a dictionary (the
@@ -282,4 +284,43 @@ func (*labelType) Deserialize(arrow.DataType, string) (arrow.ExtensionType, erro
 
 type labelArray struct {
 	array.ExtensionArrayBase
+}
+
+// TestTakeFromPoisonedPool: gathered buffers come from a Pool uncleared
+// (mempool.Buffer), so every byte they expose must be written by the
+// kernel; a pool whose freed buffers are poisoned makes a missed byte
+// show as a wrong value or NULL.
+func TestTakeFromPoisonedPool(t *testing.T) {
+	pool := mempool.New()
+	pool.Poison = true
+	poison := func() {
+		var bufs [][]byte
+		for size := 64; size <= 1<<16; size *= 2 {
+			for k := 0; k < 4; k++ {
+				bufs = append(bufs, pool.Allocate(size))
+			}
+		}
+		for _, b := range bufs {
+			pool.Free(b)
+		}
+	}
+	for _, dt := range testTypes {
+		for _, neg := range []int{0, 10} {
+			t.Run(fmt.Sprintf("%s/neg%d", dt, neg), func(t *testing.T) {
+				r := rand.New(rand.NewPCG(7, uint64(neg)))
+				a := randomArray(t, memory.NewGoAllocator(), dt, 3000, 15, r)
+				defer a.Release()
+				idx := randomIdx(neg)(r, a.Len())
+				poison()
+				got, err := Take(pool, a, idx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer got.Release()
+				want := computeTake(t, memory.NewGoAllocator(), a, idx)
+				defer want.Release()
+				checkSame(t, got, want)
+			})
+		}
+	}
 }

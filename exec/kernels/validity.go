@@ -4,6 +4,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/fsql-dev/fsql/internal/mempool"
 )
 
 // validityOf returns an array's validity bitmap and its bit offset, or nil
@@ -39,8 +41,7 @@ func takeValidity(alloc memory.Allocator, a arrow.Array, idx []int32, neg bool) 
 		return nil, 0
 	}
 	n := len(idx)
-	buf := memory.NewResizableBuffer(alloc)
-	buf.Resize(int(bitutil.BytesForBits(int64(n))))
+	buf := mempool.Buffer(alloc, int(bitutil.BytesForBits(int64(n))))
 	out := buf.Bytes()
 	clear(out)
 	valid := 0

@@ -130,3 +130,32 @@ func TestConcurrentUse(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestBuffer: from a Pool a Buffer is recycled memory, not cleared, that
+// goes back to the pool on release; from any other allocator it is an
+// ordinary zeroed, counted buffer.
+func TestBuffer(t *testing.T) {
+	p := New()
+	b := Buffer(p, 1000)
+	if b.Len() != 1000 || !aligned(b.Bytes()) {
+		t.Fatalf("len %d, aligned %v", b.Len(), aligned(b.Bytes()))
+	}
+	for i := range b.Bytes() {
+		b.Bytes()[i] = 0xEE
+	}
+	first := unsafe.SliceData(b.Bytes())
+	b.Release()
+	c := Buffer(p, 900) // the same size class
+	if unsafe.SliceData(c.Bytes()) == first && c.Bytes()[0] != 0xEE {
+		t.Fatalf("recycled buffer was cleared")
+	}
+	c.Release()
+
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	d := Buffer(mem, 100)
+	if d.Len() != 100 || !bytes.Equal(d.Bytes(), make([]byte, 100)) || mem.CurrentAlloc() == 0 {
+		t.Fatalf("len %d, zeroed %v, counted %d", d.Len(), bytes.Equal(d.Bytes(), make([]byte, 100)), mem.CurrentAlloc())
+	}
+	d.Release()
+	mem.AssertSize(t, 0)
+}
