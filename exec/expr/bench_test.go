@@ -91,3 +91,27 @@ func BenchmarkCompareStringLiteral(b *testing.B) {
 	}
 	benchEval(b, e, batch)
 }
+
+// BenchmarkAndMayFail is q99's bucket test, an AND of comparisons of an
+// integer difference (which may overflow, so the operands may fail).
+func BenchmarkAndMayFail(b *testing.B) {
+	batch := benchBatch(b)
+	i := NewColumn(1, tInt64, "i")
+	diff, err := NewCall("-", i, i64(5000))
+	if err != nil {
+		b.Fatal(err)
+	}
+	lo, err := NewCall(">", diff, i64(30))
+	if err != nil {
+		b.Fatal(err)
+	}
+	hi, err := NewCall("<=", diff, i64(3000))
+	if err != nil {
+		b.Fatal(err)
+	}
+	e, err := NewCall("and", lo, hi)
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchEval(b, e, batch)
+}

@@ -301,8 +301,15 @@ func (k andOrKernel) eval(ctx *Context, c *Call, batch arrow.RecordBatch) (arrow
 	for _, a := range c.Args[1:] {
 		lazy = lazy || canFail(a)
 	}
-	if !lazy {
-		args, err := evalArgs(ctx, c.Args, batch)
+	// Operands are first evaluated over the whole batch, even ones that
+	// may fail (as CASE is, case_eager.go): pure expressions give a row the
+	// same value whichever rows they run over, and the lazy pass's
+	// selections, gathers and scatters cost more than the rows they skip
+	// (q99's (x - y > 30) AND (x - y <= 60), an integer subtraction that
+	// may overflow: a quarter of its CPU samples). Only when that fails
+	// are the operands evaluated lazily, so an error is still raised only
+	// by a row that reaches the failing operand.
+	if args, err := evalArgs(ctx, c.Args, batch); err == nil || !lazy {
 		if err != nil {
 			return nil, err
 		}

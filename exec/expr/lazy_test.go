@@ -37,6 +37,9 @@ func TestLazyBranchesFailOnlyForTheirRows(t *testing.T) {
 		{"coalesce", call(t, "coalesce", call(t, "case", isX, i64(0), Null(tInt64)), num), "7 0 NULL 9"},
 		{"and", call(t, "and", call(t, "<>", s, str("x")), call(t, ">", num, i64(8))), "false false NULL true"},
 		{"or", call(t, "or", isX, call(t, ">", num, i64(8))), "false true NULL true"},
+		// Operands that may fail but do not: evaluated over the whole batch.
+		{"and that does not fail", call(t, "and", call(t, ">", call(t, "+", k, i64(1)), i64(2)), call(t, "<=", call(t, "+", k, i64(1)), i64(3))), "false true false NULL"},
+		{"or that does not fail", call(t, "or", call(t, "<", call(t, "-", k, i64(1)), i64(1)), call(t, ">", call(t, "-", k, i64(1)), i64(1))), "true false true NULL"},
 		{"and of three", call(t, "and", call(t, "isnotnull", k), call(t, "<>", s, str("x")), call(t, "=", num, i64(7))), "true false NULL false"},
 	}
 	for _, c := range cases {
