@@ -618,7 +618,7 @@ func concatColumns(alloc memory.Allocator, schema *arrow.Schema, batches []arrow
 		for i, b := range batches {
 			parts[i] = b.Column(c)
 		}
-		a, err := array.Concatenate(parts, alloc)
+		a, err := kernels.Concat(alloc, parts)
 		if err != nil {
 			releaseArrays(out)
 			return nil, errs.Wrap(errs.Internal, "concatenating batches: %w", err)

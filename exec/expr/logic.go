@@ -124,10 +124,22 @@ func bindIsNull(fn string, args []Expr) (Expr, error) {
 	}
 	want := fn == "isnull"
 	return newCall(fn, tBool, arrayKernel(func(ctx *Context, args []arrow.Array, n int) (arrow.Array, error) {
-		a := args[0]
+		// The validity bitmap, copied (and inverted for IS NULL) a word at
+		// a time: a test per row through the array's interface was most of
+		// q97's CASE WHEN x IS NOT NULL AND y IS NULL (7% of its samples).
 		o := newBool(ctx.Alloc, n)
-		for i := 0; i < n; i++ {
-			o.set(i, IsNull(a, i) == want)
+		bits, off := Validity(args[0])
+		if bits != nil {
+			bitutil.CopyBitmap(bits, off, n, o.vals, 0)
+		} else {
+			for i := range o.vals {
+				o.vals[i] = 0xff
+			}
+		}
+		if want {
+			for i := range o.vals {
+				o.vals[i] = ^o.vals[i]
+			}
 		}
 		return o.finish(), nil
 	}), args[0]), nil

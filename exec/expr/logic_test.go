@@ -198,3 +198,33 @@ func TestLike(t *testing.T) {
 		t.Errorf("NULL LIKE = %s", got)
 	}
 }
+
+// TestIsNullBitmap: IS [NOT] NULL over a slice that starts mid-byte, a
+// column without NULLs and the NULL type, row by row.
+func TestIsNullBitmap(t *testing.T) {
+	vals := make([]any, 37)
+	for i := range vals {
+		if i%3 != 1 && i != 20 {
+			vals[i] = int64(i)
+		}
+	}
+	whole := batchOf(t, vals)
+	b := whole.NewSlice(5, 37)
+	defer b.Release()
+	k := col(b, 0)
+	for _, fn := range []string{"isnull", "isnotnull"} {
+		got, err := evalRows(t, call(t, fn, k), b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, g := range got {
+			null := vals[i+5] == nil
+			if want := map[bool]string{true: "true", false: "false"}[null == (fn == "isnull")]; g != want {
+				t.Errorf("%s row %d (%v) = %s, want %s", fn, i+5, vals[i+5], g, want)
+			}
+		}
+		if g := eval1(t, call(t, fn, i64(3))); g != map[bool]string{true: "false", false: "true"}[fn == "isnull"] {
+			t.Errorf("%s(3) = %s", fn, g)
+		}
+	}
+}

@@ -10,6 +10,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/fsql-dev/fsql/internal/mempool"
 )
 
 // The benchmarks run each kernel beside arrow-go's compute path on the same
@@ -112,5 +114,37 @@ func BenchmarkFilterBatch(b *testing.B) {
 			}
 		})
 		mask.Release()
+	}
+}
+
+// BenchmarkConcat gathers 16 batches of 8,192 rows into one column, as a
+// hash join's build side or a sort's buffer is, from the recycling pool
+// the queries use: Concat against arrow's Concatenate.
+func BenchmarkConcat(b *testing.B) {
+	pool := mempool.New()
+	for _, dt := range benchTypes {
+		r := rand.New(rand.NewPCG(2, 16))
+		parts := make([]arrow.Array, 16)
+		for i := range parts {
+			parts[i] = randomArray(b, memory.NewGoAllocator(), dt, 8192, 5, r)
+		}
+		b.Run(dt.String()+"/kernels", func(b *testing.B) {
+			for b.Loop() {
+				out, err := Concat(pool, parts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				out.Release()
+			}
+		})
+		b.Run(dt.String()+"/arrow", func(b *testing.B) {
+			for b.Loop() {
+				out, err := array.Concatenate(parts, pool)
+				if err != nil {
+					b.Fatal(err)
+				}
+				out.Release()
+			}
+		})
 	}
 }
