@@ -12,7 +12,9 @@ import (
 // keys, into every branch of a UNION ALL, and finally into the scans,
 // where static partition pruning and row-group skipping read them. A WHERE
 // conjunct that rejects NULLs from an outer join's optional side turns the
-// join into an inner join.
+// join into an inner join. A WHERE conjunct on a left, semi or anti join's
+// left input that tests a join key is copied onto the right input's key
+// (pushdown_through_keys.go).
 type pushDownFilters struct{}
 
 func (pushDownFilters) Name() string { return "push_down_filters" }
@@ -204,6 +206,7 @@ func (ps pusher) pushJoin(n *Join, preds []expr.Expr) (Plan, error) {
 			conds = append(conds, c)
 		}
 	}
+	right = append(right, throughJoinKeys(typ, left, n.Cond, lw)...)
 	l, err := ps.push(n.Left, left)
 	if err != nil {
 		return nil, err
