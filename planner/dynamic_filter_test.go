@@ -8,7 +8,6 @@ import (
 
 	"github.com/fsql-dev/fsql/connectors/hive"
 	"github.com/fsql-dev/fsql/exec"
-	"github.com/fsql-dev/fsql/internal/slt"
 	"github.com/fsql-dev/fsql/planner"
 	"github.com/fsql-dev/fsql/shuffle"
 	"github.com/fsql-dev/fsql/sql"
@@ -32,19 +31,7 @@ func ordersCatalog(t *testing.T) *hive.Catalog {
 	for i := 0; i < 100; i++ {
 		fmt.Fprintf(&sb, "%d\t%d\n", i, i%10)
 	}
-	file, err := slt.Parse("orders.slt", strings.NewReader(sb.String()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := slt.WriteTables(dir, file.Tables()); err != nil {
-		t.Fatal(err)
-	}
-	cat, err := hive.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cat
+	return sltCatalog(t, "orders.slt", strings.NewReader(sb.String()))
 }
 
 // physicalPlan binds, optimizes and physically plans q with dynamic

@@ -1,6 +1,7 @@
 package planner_test
 
 import (
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -18,7 +19,14 @@ func catalog(t testing.TB) *hive.Catalog {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	file, err := slt.Parse("tables.slt", f)
+	return sltCatalog(t, "tables.slt", f)
+}
+
+// sltCatalog writes the tables of an .slt text (internal/slt's table
+// blocks) as Parquet into a temporary folder and opens it.
+func sltCatalog(t testing.TB, name string, r io.Reader) *hive.Catalog {
+	t.Helper()
+	file, err := slt.Parse(name, r)
 	if err != nil {
 		t.Fatal(err)
 	}

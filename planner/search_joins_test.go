@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/fsql-dev/fsql/connectors/hive"
-	"github.com/fsql-dev/fsql/internal/slt"
 	"github.com/fsql-dev/fsql/planner"
 	"github.com/fsql-dev/fsql/sql"
 )
@@ -33,19 +32,7 @@ func twoFactCatalog(t *testing.T) *hive.Catalog {
 	for i := 0; i < 50; i++ {
 		fmt.Fprintf(&sb, "%d\t%d\n", i, i%5)
 	}
-	file, err := slt.Parse("two_facts.slt", strings.NewReader(sb.String()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := slt.WriteTables(dir, file.Tables()); err != nil {
-		t.Fatal(err)
-	}
-	cat, err := hive.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cat
+	return sltCatalog(t, "two_facts.slt", strings.NewReader(sb.String()))
 }
 
 // The search joins the sales fact with its filtered dimensions first and
@@ -120,19 +107,7 @@ func zipCatalog(t *testing.T) *hive.Catalog {
 	for i := 0; i < 300; i++ {
 		fmt.Fprintf(&sb, "%d\tz%d\n", i, i%3)
 	}
-	file, err := slt.Parse("zips.slt", strings.NewReader(sb.String()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := slt.WriteTables(dir, file.Tables()); err != nil {
-		t.Fatal(err)
-	}
-	cat, err := hive.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cat
+	return sltCatalog(t, "zips.slt", strings.NewReader(sb.String()))
 }
 
 // A join on keys no statistics bound is no key join: the sales rows meet

@@ -7,7 +7,6 @@ import (
 
 	"github.com/fsql-dev/fsql/connectors/hive"
 	"github.com/fsql-dev/fsql/exec"
-	"github.com/fsql-dev/fsql/internal/slt"
 	"github.com/fsql-dev/fsql/planner"
 	"github.com/fsql-dev/fsql/sql"
 )
@@ -29,19 +28,7 @@ func starCatalog(t *testing.T) *hive.Catalog {
 	for i := 0; i < 100; i++ {
 		fmt.Fprintf(&sb, "%d\tn%d\n", i, i)
 	}
-	file, err := slt.Parse("star.slt", strings.NewReader(sb.String()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := slt.WriteTables(dir, file.Tables()); err != nil {
-		t.Fatal(err)
-	}
-	cat, err := hive.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cat
+	return sltCatalog(t, "star.slt", strings.NewReader(sb.String()))
 }
 
 // physicalIn is physicalOf over cat.
