@@ -95,11 +95,12 @@ func benchList(name string) map[string]bool {
 // BenchmarkAdaptiveTPCDS times TPC-DS queries with the adaptive scheduler
 // against fixed parallelism 1, 2, 4 and 16 (issue 14's target: adaptive at
 // most 0.95x the best fixed setting, over the 20-query set and over all
-// 103 statements): after one uncounted warm-up round, 5 interleaved
-// rounds (the config order rotates every round), each statement timed
-// alone. The metrics are the median over the rounds of each config's
-// total milliseconds and adaptive/best-fixed; with all statements, the
-// same for the 20-query set among them (star20-...). The log lists the
+// 103 statements): after one uncounted warm-up round, 5 rounds, in each
+// of which every statement runs under every config back to back (the
+// order rotating), each statement timed alone. The metrics are each
+// config's sum over the statements of their median milliseconds, and
+// adaptive/best-fixed; with all statements, the same for the 20-query
+// set among them (star20-...). The log lists the
 // statements whose median under adaptive is furthest above the best
 // fixed config's median for that statement.
 //
@@ -190,36 +191,56 @@ func BenchmarkAdaptiveTPCDS(b *testing.B) {
 		runAll(b, engines[c], queries)
 	}
 	for i := 0; i < b.N; i++ {
-		// times[c][r][q]: config c, round r, statement q.
+		// times[c][r][q]: config c, round r, statement q. Each statement
+		// runs under every config back to back (the order rotating with
+		// the round and the statement), so a burst of load from outside
+		// falls on all configs of that statement alike instead of on
+		// whichever config's whole round it happened to hit.
 		times := make([][][]time.Duration, len(configs))
-		for r := 0; r < rounds; r++ {
-			for k := range configs {
-				c := (k + r) % len(configs)
-				times[c] = append(times[c], runAll(b, engines[c], queries))
+		for c := range times {
+			times[c] = make([][]time.Duration, rounds)
+			for r := range times[c] {
+				times[c][r] = make([]time.Duration, len(queries))
 			}
 		}
-		// set reports the medians of the per-round totals over the
-		// statements in (all when in is nil) and adaptive/best-fixed.
+		for r := 0; r < rounds; r++ {
+			for q, text := range queries {
+				for k := range configs {
+					c := (k + r + q) % len(configs)
+					start := time.Now()
+					drainQuery(b, engines[c], text)
+					times[c][r][q] = time.Since(start)
+				}
+			}
+		}
+		// set reports, over the statements in (all when in is nil), each
+		// config's sum of per-statement medians and adaptive/best-fixed.
+		// The sum of medians discards each statement's outlying rounds,
+		// which a median of per-round totals cannot: one slow run of a
+		// long statement moves its whole round's total.
 		set := func(label string, in map[string]bool) {
 			best := time.Duration(1<<63 - 1)
 			meds := make([]time.Duration, len(configs))
 			n := 0
 			for c := range configs {
 				totals := make([]time.Duration, rounds)
-				for r := range totals {
-					n = 0
-					for q, name := range names {
-						if in == nil || in[name] {
-							totals[r] += times[c][r][q]
-							n++
-						}
+				n = 0
+				for q, name := range names {
+					if in != nil && !in[name] {
+						continue
 					}
+					n++
+					ds := make([]time.Duration, rounds)
+					for r := range ds {
+						ds[r] = times[c][r][q]
+						totals[r] += ds[r]
+					}
+					meds[c] += medianDuration(ds)
 				}
-				meds[c] = medianDuration(totals)
 				if c > 0 {
 					best = min(best, meds[c])
 				}
-				b.Logf("%s (scale %g), %s, %d statements, %s: median %v of %v", dir, scale, label, n, configs[c].name, meds[c].Round(time.Millisecond), roundDurations(totals))
+				b.Logf("%s (scale %g), %s, %d statements, %s: sum of medians %v (round totals %v)", dir, scale, label, n, configs[c].name, meds[c].Round(time.Millisecond), roundDurations(totals))
 			}
 			prefix := ""
 			if label != "set" {
