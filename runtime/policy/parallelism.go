@@ -121,14 +121,21 @@ type ParallelismDecision struct {
 
 // String is the decision as one EXPLAIN ANALYZE line.
 func (d ParallelismDecision) String() string {
-	if !d.Adaptive {
-		if d.In.Single {
-			return "parallelism 1: single task (gather, constant or broadcast-only input); adaptive off"
-		}
-		return fmt.Sprintf("parallelism %d: parallelism.default (adaptive off)", d.Parallelism)
-	}
 	if d.In.Single {
-		return "parallelism 1: single task (gather, constant or broadcast-only input)"
+		// A stage with no split input may still be set to a forward
+		// producer's task count afterwards (a clamp): say so, instead of
+		// "parallelism 1" under a header that shows the tasks it ran.
+		s := "parallelism 1: single task (gather, constant or broadcast-only input)"
+		if len(d.Clamps) > 0 {
+			s = fmt.Sprintf("parallelism %d: no split input, %s", d.Parallelism, strings.Join(d.Clamps, ", "))
+		}
+		if !d.Adaptive {
+			s += "; adaptive off"
+		}
+		return s
+	}
+	if !d.Adaptive {
+		return fmt.Sprintf("parallelism %d: parallelism.default (adaptive off)", d.Parallelism)
 	}
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "parallelism %d: adaptive, parallelism.default ignored; input %s", d.Parallelism, FormatBytes(d.In.Bytes))

@@ -95,4 +95,21 @@ func TestDecisionString(t *testing.T) {
 			t.Errorf("%+v:\n got %s\nwant %s", c.in, got, c.want)
 		}
 	}
+	// A stage with no split input, set afterwards to a forward
+	// producer's tasks (the scheduler appends the clamp), names the
+	// parallelism it runs at, not 1.
+	for _, c := range []struct {
+		cfg  AdaptiveConfig
+		want string
+	}{
+		{on, "parallelism 2: no split input, set to the producer's 2 tasks (forward input)"},
+		{AdaptiveConfig{}, "parallelism 2: no split input, set to the producer's 2 tasks (forward input); adaptive off"},
+	} {
+		d := DecideParallelism(ParallelismInput{Single: true, Slots: 2}, c.cfg, 4)
+		d.Parallelism = 2
+		d.Clamps = append(d.Clamps, "set to the producer's 2 tasks (forward input)")
+		if got := d.String(); got != c.want {
+			t.Errorf("forward:\n got %s\nwant %s", got, c.want)
+		}
+	}
 }
