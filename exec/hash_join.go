@@ -405,27 +405,30 @@ func (s *hashJoinStream) buildSide(ctx context.Context) error {
 	s.noteReserved()
 	if s.building {
 		s.building = false
-		if s.sp != nil {
-			s.sb.refuse()
-		} else {
-			s.share()
-		}
+		s.share()
 	}
 	s.res.Seal()
 	return nil
 }
 
-// share hands the table this stream built to the stage's other tasks;
-// once the budget holds it for the stage, the stream's own reservation
-// gives its bytes back.
+// share hands the table this stream built, and the partitions it
+// spilled, to the stage's other tasks; the stream's reservation hands
+// its bytes over to the stage.
 func (s *hashJoinStream) share() {
+	if s.sp != nil && s.sp.kg != nil {
+		// Partitioned by this task's key groups: not another task's.
+		s.sb.refuse()
+		return
+	}
 	side := &builtSide{
 		cols: s.buildCols, nb: s.nb, next: s.next, ihead: s.ihead, table: s.table,
-		nullKey: s.buildNullKey, rows: s.facts.rows, bytes: s.res.Size(),
+		nullKey: s.buildNullKey, rows: s.facts.rows, spilled: s.spilledSide(),
 	}
-	if s.sb.publish(side) {
+	if s.sb.publish(side, s.res) {
 		s.borrowed = true
-		s.res.Resize(0)
+		if s.sp != nil {
+			s.sp.shared = true
+		}
 		if s.tc.Op != nil {
 			s.tc.Op.SharedBuilt.Add(1)
 		}
@@ -444,8 +447,11 @@ func (s *hashJoinStream) borrow(side *builtSide) {
 	s.buildCols, s.nb, s.next, s.ihead, s.table = side.cols, side.nb, side.next, side.ihead, side.table
 	s.buildNullKey = side.nullKey
 	s.facts.rows, s.facts.null = side.rows, side.nullKey
+	if side.spilled != nil {
+		s.borrowSpilled(side.spilled)
+	}
 	switch {
-	case s.nb == 0 && (s.j.Type == InnerJoin || s.j.Type == SemiJoin):
+	case s.nb == 0 && s.sp == nil && (s.j.Type == InnerJoin || s.j.Type == SemiJoin):
 		s.finishedOutput = true
 	case s.j.Type == NullAwareAntiJoin && s.facts.null:
 		s.finishedOutput = true

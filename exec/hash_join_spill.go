@@ -71,6 +71,9 @@ type joinSpill struct {
 	build, probe *spillParts
 	rows         int64 // build rows partitioned at this level
 	next         int   // the next partition nextPartition looks at
+	// shared says the build files are a shared build's
+	// (shared_build_spill.go): read here, removed by their owner.
+	shared bool
 	// per-batch scratch
 	ids    []uint8
 	nulls  []bool
@@ -486,7 +489,11 @@ func (s *hashJoinStream) endPass(ctx context.Context) error {
 		return s.nextChunk(ctx)
 	}
 	if s.sp != nil {
-		s.releaseTable()
+		if s.borrowed {
+			s.dropBorrowed()
+		} else {
+			s.releaseTable()
+		}
 		return s.nextPartition(ctx)
 	}
 	s.finishedOutput = true
@@ -518,7 +525,9 @@ func (s *hashJoinStream) nextPartition(ctx context.Context) error {
 		if p.pf == nil && s.j.Type != RightJoin && s.j.Type != FullJoin {
 			// No probe row has these keys, and no build row is kept
 			// unmatched.
-			p.bf.Remove()
+			if !sp.shared {
+				p.bf.Remove()
+			}
 			p.bf = nil
 			continue
 		}
@@ -542,7 +551,7 @@ func (s *hashJoinStream) partitionStream(p *joinPart) (*hashJoinStream, error) {
 	}
 	bf, pf := p.bf, p.pf
 	p.bf, p.pf = nil, nil
-	build, err := s.tc.openSpill(s.who, bf, true)
+	build, err := s.tc.openSpill(s.who, bf, !s.sp.shared)
 	if err != nil {
 		if pf != nil {
 			pf.Remove()
@@ -679,11 +688,10 @@ func (s *hashJoinStream) closeSpill() {
 			p := &sp.parts[id]
 			releaseBatches(p.batches)
 			p.batches = nil
-			for _, f := range []*spill.File{p.bf, p.pf} {
-				if f != nil {
-					f.Remove()
-				}
+			if !sp.shared {
+				p.bf.Remove()
 			}
+			p.pf.Remove()
 			p.bf, p.pf = nil, nil
 		}
 	}

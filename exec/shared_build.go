@@ -17,12 +17,17 @@ import (
 // reference of its own, so the table goes after the last one.
 //
 // The table is charged to the query's budget once and outside any task's
-// quota, since it outlives the attempt that built it. A build that
-// outgrows its task's share spills as it would alone and is not shared,
-// nor is one the budget refuses to take over: every task then builds its
-// own, as without sharing. If the building attempt fails or is cancelled,
-// the next attempt that needs the table builds it; a speculative or
-// retried attempt finds it built.
+// quota, since it outlives the attempt that built it: the builder hands
+// its reservation's bytes over (the budget's total does not change, so
+// the hand-over cannot be refused). A build that outgrows its task's
+// share spills as it would alone, partitioned by the seeded hash of
+// level 0, and is shared spilled (shared_build_spill.go): the partitions
+// left in memory as the shared table, those on disk as read-only files
+// every task joins against its own probe rows of them, so the build side
+// is read, partitioned and written once per stage, not once per task.
+// If the building attempt fails or is cancelled, the next attempt that
+// needs the table builds it; a speculative or retried attempt finds it
+// built.
 type SharedBuild struct {
 	who    string
 	budget *MemoryBudget
@@ -55,6 +60,9 @@ type builtSide struct {
 	nullKey bool
 	rows    int64 // build rows read (joinFacts.rows)
 	bytes   int64 // charged to the budget
+	// spilled, when set, are the partitions of the build side that went
+	// to disk; the table above then holds only the others.
+	spilled *spilledSide
 }
 
 // NewSharedBuild returns the shared build of one join in one stage run;
@@ -102,30 +110,27 @@ func (b *SharedBuild) acquire(ctx context.Context) (side *builtSide, build bool,
 	}
 }
 
-// publish hands over the side the caller built, charging its bytes to
-// the budget. ok says the caller now holds a reference to the shared
-// side (and may give back its own reservation); when the budget refuses,
-// the caller keeps its table and every other attempt builds its own.
-func (b *SharedBuild) publish(side *builtSide) (ok bool) {
-	err := b.budget.Reserve(b.who+" (shared by the stage's tasks)", side.bytes)
+// publish hands over the side the caller built: the bytes res holds
+// (side.bytes) become the stage's, charged to the budget until the side
+// is freed, and res gives them up without releasing them, so no other
+// reservation can take them in between. ok says the caller now holds a
+// reference to the shared side; it is false only when the stage ended
+// during the build: the caller keeps its table and what it spilled.
+func (b *SharedBuild) publish(side *builtSide, res *Reservation) (ok bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	defer close(b.done)
-	if err != nil || b.state != sharedBuilding {
-		if err == nil {
-			b.budget.Release(side.bytes)
-		}
-		if b.state == sharedBuilding {
-			b.state = sharedRefused
-		}
+	if b.state != sharedBuilding {
 		return false
 	}
+	side.bytes = res.handOver()
 	b.state, b.side = sharedReady, side
 	b.refs++
 	return true
 }
 
-// refuse ends a build that is not to be shared (it spilled).
+// refuse ends a build that is not to be shared (it spilled by its own
+// task's key groups): every attempt builds its own.
 func (b *SharedBuild) refuse() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -182,5 +187,22 @@ func (b *SharedBuild) freeLocked() {
 	if s.table != nil {
 		s.table.release()
 	}
+	s.spilled.remove()
 	b.budget.Release(s.bytes)
+}
+
+// handOver gives up what r holds without giving it back to the budget,
+// and returns it: the caller (a shared build) now owns those bytes of the
+// budget and releases them itself.
+func (r *Reservation) handOver() int64 {
+	t := r.t
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := r.size
+	r.size = 0
+	t.held -= n
+	if !r.spillable || r.sealed {
+		t.fixed -= n
+	}
+	return n
 }
