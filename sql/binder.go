@@ -315,25 +315,42 @@ func (b *Binder) bindSetOpr(n *ast.SetOprStmt, outer *scope) (*bound, error) {
 		}
 		in.plan = p
 	}
-	// Fold left to right: a UNION (distinct) de-duplicates everything to
-	// its left, as MySQL evaluates mixed chains.
-	cur := inputs[0].plan
+	// INTERSECT binds tighter than UNION and EXCEPT (MySQL 8.0.31, as in
+	// the SQL standard): a UNION b INTERSECT c is a UNION (b INTERSECT c).
+	// The parser lists the operands flat, so each run joined by INTERSECT
+	// becomes one operand first.
+	plans := []planner.Plan{inputs[0].plan}
+	var rest []ast.SetOprType
 	for i := 1; i < len(inputs); i++ {
-		switch ops[i-1] {
-		case ast.Intersect, ast.Except:
-			p, err := b.intersectExcept(cur, inputs[i].plan, ops[i-1] == ast.Except)
+		if ops[i-1] == ast.Intersect {
+			p, err := b.intersectExcept(plans[len(plans)-1], inputs[i].plan, false)
+			if err != nil {
+				return nil, err
+			}
+			plans[len(plans)-1] = p
+			continue
+		}
+		plans = append(plans, inputs[i].plan)
+		rest = append(rest, ops[i-1])
+	}
+	// Then left to right: a UNION (distinct) de-duplicates everything to
+	// its left, as MySQL evaluates mixed chains.
+	cur := plans[0]
+	for i := 1; i < len(plans); i++ {
+		if rest[i-1] == ast.Except {
+			p, err := b.intersectExcept(cur, plans[i], true)
 			if err != nil {
 				return nil, err
 			}
 			cur = p
 			continue
 		}
-		u := &planner.Union{Inputs: []planner.Plan{cur, inputs[i].plan}}
-		if l, ok := cur.(*planner.Union); ok && ops[i-1] == ast.UnionAll {
-			u = &planner.Union{Inputs: append(append([]planner.Plan{}, l.Inputs...), inputs[i].plan)}
+		u := &planner.Union{Inputs: []planner.Plan{cur, plans[i]}}
+		if l, ok := cur.(*planner.Union); ok && rest[i-1] == ast.UnionAll {
+			u = &planner.Union{Inputs: append(append([]planner.Plan{}, l.Inputs...), plans[i])}
 		}
 		cur = u
-		if ops[i-1] == ast.Union {
+		if rest[i-1] == ast.Union {
 			cur = distinct(cur)
 		}
 	}
