@@ -123,7 +123,8 @@ func estimate(p Plan) Stats {
 	return Stats{Rows: 1000, Base: 1000}
 }
 
-// selectivity of a conjunction: equality and IN are selective, ranges less.
+// selectivity of a conjunction: equality (also the null-safe <=>, which
+// keeps at most the NULL rows more) and IN are selective, ranges less.
 func selectivity(conds []expr.Expr) float64 {
 	s := 1.0
 	for _, c := range conds {
@@ -131,7 +132,7 @@ func selectivity(conds []expr.Expr) float64 {
 		switch {
 		case !ok:
 			s *= 0.5
-		case call.Fn == "=":
+		case call.Fn == "=" || call.Fn == "<=>":
 			s *= 0.1
 		case call.Fn == "in":
 			s *= 0.2
