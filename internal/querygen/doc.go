@@ -23,7 +23,22 @@
 // ROWS frames only order on a unique key, so ties cannot make an answer
 // ambiguous (RANGE frames and ranks treat peers alike); every LIMIT and
 // OFFSET sits under an ORDER BY that is total on the output;
-// case-insensitive values are compared, never sorted or grouped.
+// case-insensitive values are compared, never sorted or grouped; a
+// derived table's LIMIT (like a scalar subquery's ORDER BY ... LIMIT 1)
+// sits under an ORDER BY on every column it returns; PERCENT_RANK and
+// CUME_DIST (doubles) are output columns of the statement only.
+//
+// Besides joins along foreign keys, filters and aggregates, it writes
+// outer joins whose ON tests either side alone or compares the sides
+// beside the key, derived tables of rows (a window, DISTINCT, a top-N) or
+// of set operations filtered from outside, set operations of three blocks
+// and inside IN, EXISTS and IN over grouped subqueries with HAVING and
+// EXISTS over an aggregate, simple and many-branch CASE with NULL
+// branches, IS [NOT] TRUE/FALSE, integers compared with decimals,
+// COUNT(DISTINCT a, b) (DuckDB: DISTINCT rows of the non-NULL
+// combinations), GROUPING() under ROLLUP, NTH_VALUE, PERCENT_RANK,
+// CUME_DIST, RANGE frames over dates, and date arithmetic in its four
+// spellings.
 //
 // Metamorphic relations (metamorphic.go) need no second engine: ternary
 // logic partitioning (TLP, after SQLancer: a query's rows are the union of

@@ -186,6 +186,30 @@ func (n *IsNull) write(w *writer) {
 	}
 }
 
+// Truth is E IS [NOT] TRUE|FALSE: never NULL, so a filter of it keeps
+// (IS NOT TRUE) or drops rows where E is NULL.
+type Truth struct {
+	E     Expr
+	False bool
+	Not   bool
+}
+
+func (n *Truth) Type() Type   { return Bool }
+func (n *Truth) kids() []Expr { return []Expr{n.E} }
+func (n *Truth) write(w *writer) {
+	w.WriteString("(")
+	w.expr(n.E)
+	w.WriteString(" is ")
+	if n.Not {
+		w.WriteString("not ")
+	}
+	if n.False {
+		w.WriteString("false)")
+	} else {
+		w.WriteString("true)")
+	}
+}
+
 // InList is E [NOT] IN (List...).
 type InList struct {
 	E    Expr
@@ -310,6 +334,19 @@ func (f *Func) write(w *writer) {
 		w.expr(f.Args[0])
 		w.WriteString(")" + delta)
 		return
+	case w.d == DuckDB && f.Name == "locate":
+		// MySQL's LOCATE(piece, s) is INSTR(s, piece).
+		w.WriteString("instr(")
+		w.expr(f.Args[1])
+		w.WriteString(", ")
+		w.expr(f.Args[0])
+		w.WriteString(")")
+		return
+	case w.d == DuckDB && f.Name == "char_length":
+		w.WriteString("length(")
+		w.expr(f.Args[0])
+		w.WriteString(")")
+		return
 	case w.d == DuckDB && f.Name == "if":
 		w.WriteString("(case when ")
 		w.expr(f.Args[0])
@@ -325,8 +362,11 @@ func (f *Func) write(w *writer) {
 	w.WriteString(")")
 }
 
-// Case is CASE WHEN Whens[i] THEN Thens[i] ... ELSE Else END.
+// Case is CASE WHEN Whens[i] THEN Thens[i] ... ELSE Else END, or with an
+// Operand the simple form CASE Operand WHEN Whens[i] THEN ..., whose WHENs
+// are values compared with = (a NULL WHEN never matches).
 type Case struct {
+	Operand      Expr // nil: the searched form
 	Whens, Thens []Expr
 	Else         Expr // nil: NULL
 	T            Type
@@ -334,7 +374,11 @@ type Case struct {
 
 func (c *Case) Type() Type { return c.T }
 func (c *Case) kids() []Expr {
-	k := append(append([]Expr{}, c.Whens...), c.Thens...)
+	var k []Expr
+	if c.Operand != nil {
+		k = append(k, c.Operand)
+	}
+	k = append(append(k, c.Whens...), c.Thens...)
 	if c.Else != nil {
 		k = append(k, c.Else)
 	}
@@ -342,6 +386,10 @@ func (c *Case) kids() []Expr {
 }
 func (c *Case) write(w *writer) {
 	w.WriteString("(case")
+	if c.Operand != nil {
+		w.WriteString(" ")
+		w.expr(c.Operand)
+	}
 	for i := range c.Whens {
 		w.WriteString(" when ")
 		w.expr(c.Whens[i])
@@ -387,16 +435,23 @@ func (c *Cast) write(w *writer) {
 	w.WriteString(")")
 }
 
-// DateAdd is E + INTERVAL N Unit (day, month, year).
+// DateAdd is E + INTERVAL N Unit (day, week, month, quarter, year), in
+// MySQL written as E + INTERVAL, E - INTERVAL (Form "-", N negated),
+// DATE_ADD or DATE_SUB (Form "date_add", "date_sub"; the latter negates).
 type DateAdd struct {
 	E    Expr
 	N    int
 	Unit string
+	Form string // "", "-", "date_add" or "date_sub"
 }
 
 func (d *DateAdd) Type() Type   { return Date }
 func (d *DateAdd) kids() []Expr { return []Expr{d.E} }
 func (d *DateAdd) write(w *writer) {
+	n := d.N
+	if d.Form == "-" || d.Form == "date_sub" {
+		n = -n // the value is always E + N units; the form only spells it
+	}
 	if w.d == DuckDB {
 		// DuckDB's date + interval is a timestamp.
 		w.WriteString("cast(")
@@ -404,9 +459,20 @@ func (d *DateAdd) write(w *writer) {
 		fmt.Fprintf(w, " + interval (%d) %s as date)", d.N, d.Unit)
 		return
 	}
-	w.WriteString("(")
-	w.expr(d.E)
-	fmt.Fprintf(w, " + interval %d %s)", d.N, d.Unit)
+	switch d.Form {
+	case "date_add", "date_sub":
+		w.WriteString(d.Form + "(")
+		w.expr(d.E)
+		fmt.Fprintf(w, ", interval %d %s)", n, d.Unit)
+	case "-":
+		w.WriteString("(")
+		w.expr(d.E)
+		fmt.Fprintf(w, " - interval %d %s)", n, d.Unit)
+	default:
+		w.WriteString("(")
+		w.expr(d.E)
+		fmt.Fprintf(w, " + interval %d %s)", n, d.Unit)
+	}
 }
 
 // Agg is an aggregate call; Arg nil is count(*). group_concat takes Order
@@ -416,9 +482,12 @@ type Agg struct {
 	Fn       string
 	Distinct bool
 	Arg      Expr
-	Order    []OrderItem
-	Sep      string
-	T        Type
+	// More are COUNT(DISTINCT Arg, More...)'s further arguments: the
+	// distinct combinations without a NULL. DuckDB counts rows of them.
+	More  []Expr
+	Order []OrderItem
+	Sep   string
+	T     Type
 }
 
 func (a *Agg) Type() Type { return a.T }
@@ -426,7 +495,7 @@ func (a *Agg) kids() []Expr {
 	if a.Arg == nil {
 		return nil
 	}
-	k := []Expr{a.Arg}
+	k := append([]Expr{a.Arg}, a.More...)
 	for _, o := range a.Order {
 		k = append(k, o.E)
 	}
@@ -441,6 +510,21 @@ func (a *Agg) write(w *writer) {
 	switch {
 	case a.Arg == nil:
 		w.WriteString("*")
+	case len(a.More) > 0 && w.d == DuckDB:
+		all := append([]Expr{a.Arg}, a.More...)
+		w.WriteString("distinct case when ")
+		for i, e := range all {
+			if i > 0 {
+				w.WriteString(" and ")
+			}
+			w.expr(&IsNull{E: e, Not: true})
+		}
+		w.WriteString(" then row(")
+		w.list(all)
+		w.WriteString(") end")
+	case len(a.More) > 0:
+		w.WriteString("distinct ")
+		w.list(append([]Expr{a.Arg}, a.More...))
 	case a.Distinct:
 		w.WriteString("distinct ")
 		w.expr(a.Arg)
@@ -460,7 +544,13 @@ func (a *Agg) writeConcat(w *writer) {
 			if i > 0 {
 				w.WriteString(", ")
 			}
-			w.expr(o.E)
+			if w.d == DuckDB && a.Distinct && o.E.Type() != String {
+				// DuckDB orders a DISTINCT aggregate only by its argument,
+				// the text: a date's text sorts as the date.
+				w.expr(&Cast{E: o.E, T: String})
+			} else {
+				w.expr(o.E)
+			}
 			if o.Desc {
 				w.WriteString(" desc")
 			}
@@ -504,8 +594,9 @@ type Window struct {
 	Order     []OrderItem
 	// Frame is the frame clause as written in both dialects ("rows
 	// between 2 preceding and current row"); empty: the default.
-	Frame string
-	T     Type
+	// DuckFrame, when set, is DuckDB's spelling of it.
+	Frame, DuckFrame string
+	T                Type
 }
 
 func (x *Window) Type() Type { return x.T }
@@ -555,7 +646,10 @@ func (x *Window) write(w *writer) {
 			}
 		}
 	}
-	if x.Frame != "" {
+	switch {
+	case w.d == DuckDB && x.DuckFrame != "":
+		w.WriteString(" " + x.DuckFrame)
+	case x.Frame != "":
 		w.WriteString(" " + x.Frame)
 	}
 	w.WriteString(")")
@@ -577,7 +671,9 @@ type Sub struct {
 	E    Expr // In: the left operand
 	Not  bool
 	Q    *Select
-	T    Type
+	// Set replaces Q with a set operation of one-column blocks (In only).
+	Set *SetOp
+	T   Type
 }
 
 func (s *Sub) Type() Type { return s.T }
@@ -604,7 +700,11 @@ func (s *Sub) write(w *writer) {
 	default:
 		w.WriteString("(")
 	}
-	s.Q.write(w, true)
+	if s.Set != nil {
+		s.Set.write(w)
+	} else {
+		s.Q.write(w, true)
+	}
 	w.WriteString("))")
 }
 

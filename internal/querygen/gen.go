@@ -88,6 +88,9 @@ type scope struct {
 	// join multiplies it); crossed says a cross join is in already.
 	rows    int64
 	crossed bool
+	// uniquePos: in a derived table's scope, the positions of the output
+	// columns that are unique (unique then holds their expressions).
+	uniquePos []int
 }
 
 type aliasRef struct{ alias, table string }
@@ -185,6 +188,29 @@ func (g *Gen) from(q *Select, depth int, top bool) *scope {
 		if q.From.CTE && g.chance(30) {
 			g.cteAgain(q, sc, sub, subScope)
 		}
+	} else if !g.opt.NoDerived && depth == 0 && g.chance(9) {
+		// A derived table of rows (a window over them, DISTINCT, or a
+		// top-N), or of a set operation: the filters of this block over
+		// its columns may reach inside only where that keeps its rows.
+		var sub *Select
+		var set *SetOp
+		var subScope *scope
+		if !g.opt.NoSetOps && g.chance(30) {
+			set, subScope = g.derivedSet()
+		} else {
+			sub, subScope = g.derivedRows()
+		}
+		q.From = FromItem{Sub: sub, Set: set, Alias: g.alias(), CTE: top && g.chance(40)}
+		sc.rows = subScope.rows
+		for i, o := range subScope.ops {
+			c := &Col{Qual: q.From.Alias, Name: "c" + strconv.Itoa(i), T: o.e.Type()}
+			sc.ops = append(sc.ops, operand{e: c, values: o.values, origin: o.origin})
+		}
+		if subScope.unique != nil {
+			for _, i := range subScope.uniquePos {
+				sc.unique = append(sc.unique, sc.ops[i].e)
+			}
+		}
 	} else {
 		bases := g.baseTables()
 		t := bases[g.n(len(bases))]
@@ -271,6 +297,21 @@ func (g *Gen) join(q *Select, sc *scope, comma bool, depth int) bool {
 			// decides matches, not rows, which a filter would.
 			cond = and(cond, g.pred(inner, g.opt.MaxDepth, 1))
 		}
+		if g.chance(15) {
+			// A condition on the tables before the join alone: on a left
+			// join it decides which of them find their match, never which
+			// come back, so it must not be pushed below the join.
+			cond = and(cond, g.pred(&scope{ops: sc.ops}, g.opt.MaxDepth, 1))
+		}
+		if g.chance(12) {
+			// A non-equality across the two sides beside the key: the
+			// hash join's residual, deciding matches of an outer join.
+			o := sc.ops[g.n(len(sc.ops))]
+			if same := inner.ofType(o.e.Type()); len(same) > 0 {
+				op := []string{"<", "<=", ">", ">=", "<>"}[g.n(5)]
+				cond = and(cond, &Bin{Op: op, L: o.e, R: same[g.n(len(same))].e, T: Bool})
+			}
+		}
 		q.Joins = append(q.Joins, Join{Kind: kind, Item: it, On: cond})
 		if kind == RightJoin {
 			sc.unique = nil // unmatched rows of the right side repeat NULL keys
@@ -303,6 +344,136 @@ func (g *Gen) derived() (*Select, *scope) {
 		out.ops = append(out.ops, a)
 	}
 	return q, out
+}
+
+// derivedRows is a subquery of rows used as a FROM item: columns and
+// expressions of its FROM clause, sometimes its unique key (so the outer
+// block may still number its rows), a window function, and DISTINCT or an
+// ORDER BY on every column with a LIMIT (rows equal on every column are
+// equal, so which of them a LIMIT keeps does not matter).
+func (g *Gen) derivedRows() (*Select, *scope) {
+	q := &Select{}
+	in := g.from(q, 1, false)
+	q.scope = in
+	if g.chance(50) {
+		q.Where = g.pred(in, 1, 0)
+	}
+	out := &scope{rows: in.rows}
+	add := func(o operand) {
+		q.Items = append(q.Items, Item{o.e})
+		out.ops = append(out.ops, o)
+	}
+	for k := 1 + g.n(3); k > 0; k-- {
+		if g.chance(70) {
+			add(in.ops[g.n(len(in.ops))])
+		} else {
+			t := []Type{Int, Int, Decimal, String, Date}[g.n(5)]
+			add(operand{e: g.scalar(t, in, 1, 1)})
+		}
+	}
+	if in.unique != nil && g.chance(50) {
+		out.unique = in.unique
+		for _, u := range in.unique {
+			out.uniquePos = append(out.uniquePos, len(q.Items))
+			o := operand{e: u}
+			for _, x := range in.ops {
+				if x.e == u {
+					o = x
+				}
+			}
+			add(o)
+		}
+	}
+	if !g.opt.NoWindows && g.chance(50) {
+		w := g.window(in, 1)
+		o := operand{e: w, values: []string{"0", "1", "2", "3", "5"}}
+		if w.T != Int {
+			o.values = valuesOf(in, w.Arg)
+		}
+		add(o)
+	}
+	switch {
+	case g.chance(15):
+		q.Distinct = true
+	case g.chance(30):
+		for i := range q.Items {
+			q.OrderBy = append(q.OrderBy, OrderKey{Pos: i, Desc: g.chance(30)})
+		}
+		q.Limit = 1 + g.n(4*g.opt.Limit)
+		q.Offset = g.offset()
+	}
+	return q, out
+}
+
+// derivedSet is a set operation of two or three blocks used as a FROM
+// item, without ORDER BY. The rows of UNION, INTERSECT and EXCEPT are
+// distinct, so all their columns together are unique.
+func (g *Gen) derivedSet() (*SetOp, *scope) {
+	s := g.setOfBlocks(1)
+	out := &scope{rows: s.rows(), ops: opsOf(s.first())}
+	if s.Op != "union all" && (!s.Flat || s.LeftSet.Op != "union all") {
+		// Flat, a UNION ALL b INTERSECT c is a UNION ALL (b INTERSECT c).
+		for i := range out.ops {
+			out.uniquePos = append(out.uniquePos, i)
+			out.unique = append(out.unique, out.ops[i].e)
+		}
+	}
+	return s, out
+}
+
+// setOfBlocks is l op r, or (l op r) op r2 (sometimes written without
+// the parentheses, to test INTERSECT's precedence), of blocks at depth
+// with the first block's column types.
+func (g *Gen) setOfBlocks(depth int) *SetOp {
+	op := func() string { return []string{"union all", "union", "intersect", "except"}[g.n(4)] }
+	l := g.selectBlock(depth, false, nil)
+	l.From.CTE = false // a WITH clause would end up mid-statement
+	var types []Type
+	for _, it := range l.Items {
+		types = append(types, it.E.Type())
+	}
+	r := g.selectBlock(depth, false, types)
+	r.From.CTE = false
+	s := &SetOp{Op: op(), Left: l, Right: r}
+	if g.chance(25) {
+		r2 := g.selectBlock(depth, false, types)
+		r2.From.CTE = false
+		s = &SetOp{Op: op(), LeftSet: s, Right: r2, Flat: g.chance(50)}
+	}
+	return s
+}
+
+// first is the set operation's first block, which names its columns.
+func (s *SetOp) first() *Select {
+	if s.LeftSet != nil {
+		return s.LeftSet.first()
+	}
+	return s.Left
+}
+
+// rows bounds the operation's row count: the sum of its blocks'.
+func (s *SetOp) rows() int64 {
+	n := s.Right.scope.rows
+	if s.LeftSet != nil {
+		return n + s.LeftSet.rows()
+	}
+	return n + s.Left.scope.rows
+}
+
+// opsOf is what a block's output columns are, as operands: an item that
+// is an operand of the block's scope keeps its values and origin.
+func opsOf(q *Select) []operand {
+	var out []operand
+	for _, it := range q.Items {
+		o := operand{e: it.E}
+		for _, x := range q.scope.ops {
+			if x.e == it.E {
+				o = x
+			}
+		}
+		out = append(out, o)
+	}
+	return out
 }
 
 // cteAgain joins the CTE of q's FROM item to itself on its group keys (a
@@ -411,13 +582,24 @@ func (g *Gen) aggregate(q *Select, sc *scope, depth int, top bool) {
 			aggOps = append(aggOps, a)
 		}
 	}
+	var grouping *Func
 	if len(q.GroupBy) > 0 && top && !g.opt.NoRollup && g.chance(10) {
 		q.Rollup = true
+		if g.chance(60) {
+			// GROUPING(k): 1 where ROLLUP replaced k, so a NULL key of
+			// the data tells from a subtotal.
+			grouping = &Func{Name: "grouping", T: Int}
+			grouping.Args = []Expr{q.GroupBy[g.n(len(q.GroupBy))]} // fsql declines more arguments
+			q.Items = append(q.Items, Item{grouping})
+		}
 	}
 	if g.chance(30) {
 		hs := &scope{}
 		for _, k := range q.GroupBy {
 			hs.ops = append(hs.ops, operand{e: k, values: valuesOf(sc, k)})
+		}
+		if grouping != nil {
+			hs.ops = append(hs.ops, operand{e: grouping, values: []string{"0", "1", "2", "3"}})
 		}
 		hs.ops = append(hs.ops, aggOps...)
 		hs.ops = append(hs.ops, g.exactAgg(sc, depth))
@@ -499,7 +681,11 @@ func (g *Gen) exactAgg(sc *scope, depth int) operand {
 		return operand{e: &Agg{Fn: "count", Arg: o.e, T: Int}, values: []string{"0", "1", "2", "5"}}
 	case 2:
 		o := sc.ops[g.n(len(sc.ops))]
-		return operand{e: &Agg{Fn: "count", Distinct: true, Arg: o.e, T: Int}, values: []string{"1", "2", "3"}}
+		a := &Agg{Fn: "count", Distinct: true, Arg: o.e, T: Int}
+		for k := g.n(3); k > 0 && g.chance(40); k-- {
+			a.More = append(a.More, sc.ops[g.n(len(sc.ops))].e)
+		}
+		return operand{e: a, values: []string{"1", "2", "3"}}
 	case 3, 4:
 		if o, ok := g.numeric(sc); ok {
 			arg := o.e
@@ -607,6 +793,9 @@ func (g *Gen) rows(q *Select, sc *scope, depth int, top bool, types []Type) {
 	}
 	if top && !forced && !g.opt.NoWindows && g.chance(20) {
 		q.Items = append(q.Items, Item{g.window(sc, depth)})
+		if g.chance(25) {
+			q.Items = append(q.Items, Item{g.window(sc, depth)})
+		}
 	}
 	q.Distinct = g.chance(12)
 	if !top {
@@ -632,7 +821,7 @@ func (g *Gen) offset() int {
 // window is a window function whose value is unambiguous: ranking
 // functions tie peers alike, ROW_NUMBER orders on a unique key, aggregates
 // use the default frame (peers included).
-func (g *Gen) window(sc *scope, depth int) Expr {
+func (g *Gen) window(sc *scope, depth int) *Window {
 	w := &Window{T: Int}
 	for k := g.n(3); k > 0; k-- {
 		w.Partition = append(w.Partition, sc.ops[g.n(len(sc.ops))].e)
@@ -645,6 +834,11 @@ func (g *Gen) window(sc *scope, depth int) Expr {
 	switch g.n(8) {
 	case 0:
 		w.Fn = "rank"
+		if depth == 0 && g.chance(30) {
+			// Doubles from ranks and counts, the same division in both
+			// engines; output only, so never under a filter.
+			w.Fn, w.T = []string{"percent_rank", "cume_dist"}[g.n(2)], Float
+		}
 		order()
 	case 1:
 		w.Fn = "dense_rank"
@@ -692,6 +886,16 @@ func (g *Gen) window(sc *scope, depth int) Expr {
 				w.Frame = g.rowsFrame()
 			}
 		case 3:
+			if g.chance(50) {
+				// The n-th row of the frame, NULL while the frame is
+				// shorter.
+				w.Fn, w.Arg, w.T = "nth_value", o.e, o.e.Type()
+				w.More = []Expr{&Lit{Val: strconv.Itoa(1 + g.n(3)), T: Int}}
+				if g.chance(60) {
+					w.Frame = g.rowsFrame()
+				}
+				break
+			}
 			w.Fn = "ntile"
 			w.More = []Expr{&Lit{Val: strconv.Itoa(1 + g.n(5)), T: Int}}
 		default:
@@ -708,15 +912,22 @@ func (g *Gen) window(sc *scope, depth int) Expr {
 		// peers (NULLs included) share a frame, so no unique key is
 		// needed.
 		ints := sc.ofType(Int)
-		if len(ints) == 0 {
+		dates := sc.ofType(Date)
+		if len(ints) == 0 && len(dates) == 0 {
 			w.Fn = "count"
 			break
 		}
-		w.Order = []OrderItem{{E: ints[g.n(len(ints))].e, Desc: g.chance(40)}}
 		w.Fn, w.T = "count", Int
 		if n, ok := g.numeric(sc); ok && g.chance(70) {
 			w.Fn, w.Arg, w.T = []string{"sum", "min", "max"}[g.n(3)], n.e, n.e.Type()
 		}
+		if len(dates) > 0 && (len(ints) == 0 || g.chance(35)) {
+			// A DATE key's frame spans an interval of days or months.
+			w.Order = []OrderItem{{E: dates[g.n(len(dates))].e, Desc: g.chance(40)}}
+			w.Frame, w.DuckFrame = g.dateRangeFrame()
+			break
+		}
+		w.Order = []OrderItem{{E: ints[g.n(len(ints))].e, Desc: g.chance(40)}}
 		w.Frame = g.rangeFrame()
 	default:
 		o := sc.ops[g.n(len(sc.ops))]
@@ -770,6 +981,28 @@ func (g *Gen) rangeFrame() string {
 	return fmt.Sprintf("range between %d preceding and %d following", g.n(10), g.n(10))
 }
 
+// dateRangeFrame is a RANGE frame with INTERVAL offsets, in MySQL's and
+// DuckDB's spelling.
+func (g *Gen) dateRangeFrame() (string, string) {
+	n, m := g.n(40), g.n(40)
+	unit := []string{"day", "day", "month"}[g.n(3)]
+	if unit == "month" {
+		n, m = n%4, m%4
+	}
+	my := func(k int) string { return fmt.Sprintf("interval %d %s", k, unit) }
+	duck := func(k int) string { return fmt.Sprintf("interval (%d) %s", k, unit) }
+	switch g.n(3) {
+	case 0:
+		f := "range between %s preceding and current row"
+		return fmt.Sprintf(f, my(n)), fmt.Sprintf(f, duck(n))
+	case 1:
+		f := "range between current row and %s following"
+		return fmt.Sprintf(f, my(n)), fmt.Sprintf(f, duck(n))
+	}
+	f := "range between %s preceding and %s following"
+	return fmt.Sprintf(f, my(n), my(m)), fmt.Sprintf(f, duck(n), duck(m))
+}
+
 // lit is a constant of o's type: one of its values, a made-up one, or
 // (rarely) NULL.
 func (g *Gen) lit(o operand) *Lit {
@@ -814,13 +1047,24 @@ func (g *Gen) pred(sc *scope, depth, size int) Expr {
 	}
 	switch k {
 	case 5, 6:
-		if same := sc.ofType(o.e.Type()); len(same) > 1 {
+		t := o.e.Type()
+		if (t == Int || t == Decimal) && g.chance(20) {
+			// An integer against a decimal: both engines compare the
+			// exact values.
+			t = Int + Decimal - t
+		}
+		if same := sc.ofType(t); len(same) > 1 || (t != o.e.Type() && len(same) > 0) {
 			r := same[g.n(len(same))]
 			return &Bin{Op: []string{"=", "<>", "<", ">=", "<=>"}[g.n(5)], L: o.e, R: r.e, T: Bool}
 		}
 	case 7, 8:
 		return &Bin{Op: []string{"and", "or"}[g.n(2)], L: g.pred(sc, depth, size+1), R: g.pred(sc, depth, size+1), T: Bool}
 	case 9:
+		if g.chance(25) {
+			// IS [NOT] TRUE|FALSE: two-valued, so a NULL of an outer
+			// join's optional side may pass it.
+			return &Truth{E: g.pred(sc, depth, size+1), False: g.chance(50), Not: g.chance(50)}
+		}
 		return &Not{E: g.pred(sc, depth, size+1)}
 	case 10:
 		return &IsNull{E: o.e, Not: g.chance(50)}
@@ -854,7 +1098,7 @@ func (g *Gen) pred(sc *scope, depth, size int) Expr {
 		c := &Case{Whens: []Expr{g.pred(sc, depth, size+2)}, Thens: []Expr{&Lit{Val: "1", T: Int}}, Else: &Lit{Val: "0", T: Int}, T: Int}
 		return &Bin{Op: "=", L: c, R: &Lit{Val: "1", T: Int}, T: Bool}
 	}
-	return &Bin{Op: []string{"=", "<>", "<", ">", "<=", ">="}[g.n(6)], L: o.e, R: g.lit(o), T: Bool}
+	return &Bin{Op: []string{"=", "<>", "<", ">", "<=", ">=", "=", "<=>"}[g.n(8)], L: o.e, R: g.lit(o), T: Bool}
 }
 
 // collated compares o case-insensitively with its values, their case
@@ -937,9 +1181,12 @@ func (g *Gen) scalar(t Type, sc *scope, depth, size int) Expr {
 					// Position of a piece of one of its values (1-based, 0
 					// when absent, NULL of NULL).
 					o := s[g.n(len(s))]
+					if g.chance(40) {
+						return &Func{Name: "locate", Args: []Expr{&Lit{Val: g.piece(o), T: String}, o.e}, T: Int}
+					}
 					return &Func{Name: "instr", Args: []Expr{o.e, &Lit{Val: g.piece(o), T: String}}, T: Int}
 				}
-				return &Func{Name: "length", Args: []Expr{s[g.n(len(s))].e}, T: Int}
+				return &Func{Name: []string{"length", "char_length"}[g.n(2)], Args: []Expr{s[g.n(len(s))].e}, T: Int}
 			}
 			if d := sc.ofType(Date); len(d) > 0 {
 				if g.chance(30) {
@@ -996,7 +1243,8 @@ func (g *Gen) scalar(t Type, sc *scope, depth, size int) Expr {
 	case Date:
 		switch k {
 		case 4, 5:
-			return &DateAdd{E: col(), N: g.n(61) - 30, Unit: []string{"day", "day", "month", "year"}[g.n(4)]}
+			return &DateAdd{E: col(), N: g.n(61) - 30, Unit: []string{"day", "day", "week", "month", "year"}[g.n(5)],
+				Form: []string{"", "", "-", "date_add", "date_sub"}[g.n(5)]}
 		case 6:
 			if g.chance(50) {
 				return &Func{Name: "last_day", Args: []Expr{col()}, T: Date}
@@ -1013,7 +1261,33 @@ func (g *Gen) scalar(t Type, sc *scope, depth, size int) Expr {
 	if size == 0 && (t == Int || t == Decimal) && !g.opt.NoSubqueries && depth < g.opt.MaxDepth && len(sc.tables) > 0 && g.chance(20) {
 		then = g.scalarSub(sc, depth, t)
 	}
-	return &Case{Whens: []Expr{g.pred(sc, depth, size+2)}, Thens: []Expr{then}, Else: g.elseOf(t, sc, depth, size), T: t}
+	c := &Case{T: t}
+	var subject operand
+	if g.chance(25) {
+		// The simple form: CASE x WHEN v1 THEN ... (x = v1, so a NULL x
+		// or a NULL v matches nothing and falls to ELSE).
+		subject = sc.ops[g.n(len(sc.ops))]
+		c.Operand = subject.e
+	}
+	when := func() Expr {
+		if c.Operand != nil {
+			return g.lit(subject)
+		}
+		return g.pred(sc, depth, size+2)
+	}
+	c.Whens, c.Thens = []Expr{when()}, []Expr{then}
+	for k := g.n(3); k > 0 && g.chance(50); k-- {
+		// Later WHENs count only where the earlier ones are not true; a
+		// THEN may be NULL.
+		c.Whens = append(c.Whens, when())
+		if g.chance(25) {
+			c.Thens = append(c.Thens, &Lit{Null: true, T: t})
+		} else {
+			c.Thens = append(c.Thens, g.scalar(t, sc, depth, size+1))
+		}
+	}
+	c.Else = g.elseOf(t, sc, depth, size)
+	return c
 }
 
 func (g *Gen) elseOf(t Type, sc *scope, depth, size int) Expr {
@@ -1215,12 +1489,29 @@ func (g *Gen) subPred(sc *scope, depth int) Expr {
 			break
 		}
 		q, in := g.inner(t)
-		q.Items = []Item{{&Col{Qual: q.From.Alias, Name: col, T: o.e.Type()}}}
+		key := &Col{Qual: q.From.Alias, Name: col, T: o.e.Type()}
+		q.Items = []Item{{key}}
 		if g.chance(60) {
 			q.Where = g.pred(in, depth+1, 1)
 		}
 		if g.chance(25) {
 			g.correlate(q, in, sc)
+		}
+		if g.chance(15) {
+			g.groupedSub(q, in, key)
+		}
+		if !g.opt.NoSetOps && g.chance(12) {
+			// The values of two blocks combined: NOT IN over a UNION
+			// that brings a NULL in is never true.
+			if t2, col2 := g.linked(o); t2 != nil {
+				q2, in2 := g.inner(t2)
+				q2.Items = []Item{{&Col{Qual: q2.From.Alias, Name: col2, T: o.e.Type()}}}
+				if g.chance(60) {
+					q2.Where = g.pred(in2, depth+1, 1)
+				}
+				set := &SetOp{Op: []string{"union all", "union", "intersect", "except"}[g.n(4)], Left: q, Right: q2}
+				return &Sub{Kind: In, E: o.e, Not: g.chance(40), Set: set, T: Bool}
+			}
 		}
 		return &Sub{Kind: In, E: o.e, Not: g.chance(40), Q: q, T: Bool}
 	case 1: // [not] exists
@@ -1229,12 +1520,22 @@ func (g *Gen) subPred(sc *scope, depth int) Expr {
 			break
 		}
 		q, in := g.inner(t)
+		key := &Col{Qual: q.From.Alias, Name: col, T: o.e.Type()}
 		q.Items = []Item{{&Lit{Val: "1", T: Int}}}
 		if g.chance(80) {
-			q.Where = &Bin{Op: "=", L: &Col{Qual: q.From.Alias, Name: col, T: o.e.Type()}, R: o.e, T: Bool}
+			q.Where = &Bin{Op: "=", L: key, R: o.e, T: Bool}
 		}
 		if g.chance(60) {
 			q.Where = and(q.Where, g.pred(in, depth+1, 1))
+		}
+		switch {
+		case g.chance(10):
+			// An aggregate without GROUP BY has one row on no input:
+			// EXISTS is true, NOT EXISTS false, whatever the correlation.
+			q.Items = []Item{{&Agg{Fn: "count", T: Int}}}
+		case g.chance(12):
+			q.Items = []Item{{key}}
+			g.groupedSub(q, in, key)
 		}
 		return &Sub{Kind: Exists, Not: g.chance(40), Q: q, T: Bool}
 	}
@@ -1251,7 +1552,13 @@ func (g *Gen) scalarSubOf(sc *scope, depth int, o operand) Expr {
 	q, in := g.inner(tbl)
 	arg := &Col{Qual: q.From.Alias, Name: col, T: t}
 	fn := []string{"min", "max"}[g.n(2)]
-	if t == Int && g.chance(30) {
+	if g.chance(12) {
+		// The first value in an order: MIN or MAX, but a NULL first
+		// ascending (MySQL's order) and last descending; no row: NULL.
+		q.Items = []Item{{arg}}
+		q.OrderBy = []OrderKey{{Pos: 0, Desc: g.chance(50)}}
+		q.Limit = 1
+	} else if t == Int && g.chance(30) {
 		q.Items = []Item{{&Agg{Fn: "count", T: Int}}}
 	} else if (t == Int || t == Decimal) && g.chance(30) {
 		q.Items = []Item{{&Agg{Fn: "sum", Arg: arg, T: t}}}
@@ -1265,6 +1572,20 @@ func (g *Gen) scalarSubOf(sc *scope, depth int, o operand) Expr {
 		g.correlate(q, in, sc)
 	}
 	return &Sub{Kind: Scalar, Q: q, T: t}
+}
+
+// groupedSub groups the subquery q on key (its only item) and keeps the
+// groups a HAVING over key and aggregates of in accepts.
+func (g *Gen) groupedSub(q *Select, in *scope, key *Col) {
+	q.GroupBy = []Expr{key}
+	kop := operand{e: key}
+	for _, o := range in.ops {
+		if x, ok := o.e.(*Col); ok && x.Qual == key.Qual && x.Name == key.Name {
+			kop.values = o.values
+		}
+	}
+	hs := &scope{ops: []operand{kop, g.exactAgg(in, g.opt.MaxDepth), {e: &Agg{Fn: "count", T: Int}, values: []string{"1", "2", "3"}}}}
+	q.Having = g.pred(hs, g.opt.MaxDepth, 1)
 }
 
 // scalarSub is a scalar subquery used as a value of type t (Int or
@@ -1287,19 +1608,10 @@ func (g *Gen) scalarSub(sc *scope, depth int, t Type) Expr {
 	return &Sub{Kind: Scalar, Q: q, T: q.Items[0].E.Type()}
 }
 
-// setOp combines two row blocks of the same column types.
+// setOp combines two or three row blocks of the same column types.
 func (g *Gen) setOp() Query {
-	l := g.selectBlock(0, false, nil)
-	// A derived table rendered as WITH would end up mid-statement.
-	l.From.CTE = false
-	var types []Type
-	for _, it := range l.Items {
-		types = append(types, it.E.Type())
-	}
-	r := g.selectBlock(0, false, types)
-	r.From.CTE = false
-	s := &SetOp{Op: []string{"union all", "union", "intersect", "except"}[g.n(4)], Left: l, Right: r}
-	for i := range types {
+	s := g.setOfBlocks(0)
+	for i := range s.first().Items {
 		s.OrderBy = append(s.OrderBy, OrderKey{Pos: i, Desc: g.chance(30)})
 	}
 	s.Limit = 1 + g.n(g.opt.Limit)

@@ -28,13 +28,24 @@ const (
 	CrossJoin
 )
 
-// FromItem is one FROM item: a table or a derived table (Sub), which is
-// rendered as a WITH clause when CTE is set.
+// FromItem is one FROM item: a table, a derived table (Sub) or a derived
+// set operation (Set), rendered as a WITH clause when CTE is set.
 type FromItem struct {
 	Table string
 	Sub   *Select
+	Set   *SetOp
 	CTE   bool
 	Alias string
+}
+
+func (it FromItem) derived() bool { return it.Sub != nil || it.Set != nil }
+
+func (it FromItem) writeBody(w *writer) {
+	if it.Set != nil {
+		it.Set.write(w)
+		return
+	}
+	it.Sub.write(w, true)
 }
 
 // Join is a FROM item after the first.
@@ -102,7 +113,7 @@ func (s *Select) ctes() []FromItem {
 		items = append(items, j.Item)
 	}
 	for _, it := range items {
-		if it.Sub != nil && it.CTE {
+		if it.derived() && it.CTE {
 			out = append(out, it)
 		}
 	}
@@ -120,7 +131,7 @@ func writeWith(w *writer, s *Select) {
 			w.WriteString(", ")
 		}
 		w.WriteString(c.Alias + " as (")
-		c.Sub.write(w, true)
+		c.writeBody(w)
 		w.WriteString(")")
 	}
 	w.WriteString(" ")
@@ -128,11 +139,11 @@ func writeWith(w *writer, s *Select) {
 
 func (it FromItem) write(w *writer) {
 	switch {
-	case it.Sub != nil && it.CTE:
+	case it.derived() && it.CTE:
 		w.WriteString(it.Alias)
-	case it.Sub != nil:
+	case it.derived():
 		w.WriteString("(")
-		it.Sub.write(w, true)
+		it.writeBody(w)
 		w.WriteString(") as " + it.Alias)
 	default:
 		w.WriteString(it.Table + " as " + it.Alias)
@@ -232,25 +243,46 @@ func writeOrder(w *writer, keys []OrderKey, limit, offset int) {
 	}
 }
 
-// SetOp is Left op Right, ordered on every output column.
+// SetOp is Left op Right, ordered on every output column when it is the
+// statement (a derived or IN operand may have no ORDER BY).
 type SetOp struct {
 	Op          string // union all, union, intersect, except
 	Left, Right *Select
-	OrderBy     []OrderKey
-	Limit       int
-	Offset      int
+	// LeftSet, when set, replaces Left: (a op b) op Right, or with Flat
+	// a op b op Right, which both dialects read with INTERSECT binding
+	// tighter than UNION and EXCEPT.
+	LeftSet *SetOp
+	Flat    bool
+	OrderBy []OrderKey
+	Limit   int
+	Offset  int
 }
 
 // SQL implements Query.
 func (s *SetOp) SQL(d Dialect) string {
 	w := &writer{d: d}
-	w.branch = true
-	s.Left.write(w, true)
+	s.write(w)
+	return w.String()
+}
+
+// write renders the operation; a Left that is itself a set operation is
+// parenthesised unless Flat.
+func (s *SetOp) write(w *writer) {
+	switch {
+	case s.LeftSet != nil && s.Flat:
+		s.LeftSet.write(w)
+	case s.LeftSet != nil:
+		w.WriteString("(")
+		s.LeftSet.write(w)
+		w.WriteString(")")
+	default:
+		w.branch = true
+		s.Left.write(w, true)
+	}
 	w.WriteString(" " + s.Op + " ")
 	w.branch = true
 	s.Right.write(w, true)
 	writeOrder(w, s.OrderBy, s.Limit, s.Offset)
-	return w.String()
 }
 
 // Order implements Query.

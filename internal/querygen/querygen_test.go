@@ -43,8 +43,28 @@ func TestRenderDialects(t *testing.T) {
 			"group_concat(t.a order by t.s desc, t.a separator '')", "string_agg(cast(t.a as varchar), '' order by t.s desc, t.a)"},
 		{&Agg{Fn: "group_concat", Distinct: true, Arg: s, Order: []OrderItem{{E: s}}, Sep: ",", T: String},
 			"group_concat(distinct t.s order by t.s separator ',')", "string_agg(distinct t.s, ',' order by t.s)"},
+		{&Agg{Fn: "group_concat", Distinct: true, Arg: d, Order: []OrderItem{{E: d, Desc: true}}, Sep: ",", T: String},
+			"group_concat(distinct t.d order by t.d desc separator ',')", "string_agg(distinct cast(t.d as varchar), ',' order by cast(t.d as varchar) desc)"},
 		{&Func{Name: "dayofweek", Args: []Expr{d}, T: Int}, "dayofweek(t.d)", "(dayofweek(t.d) + 1)"},
 		{&Func{Name: "weekday", Args: []Expr{d}, T: Int}, "weekday(t.d)", "(isodow(t.d) - 1)"},
+		{&Func{Name: "locate", Args: []Expr{&Lit{Val: "b", T: String}, s}, T: Int}, "locate('b', t.s)", "instr(t.s, 'b')"},
+		{&Func{Name: "char_length", Args: []Expr{s}, T: Int}, "char_length(t.s)", "length(t.s)"},
+		{&Agg{Fn: "count", Distinct: true, Arg: a, More: []Expr{s}, T: Int}, "count(distinct t.a, t.s)",
+			"count(distinct case when (t.a is not null) and (t.s is not null) then row(t.a, t.s) end)"},
+		{&Truth{E: &Bin{Op: "=", L: a, R: two, T: Bool}, False: true, Not: true}, "((t.a = 2) is not false)", "((t.a = 2) is not false)"},
+		{&DateAdd{E: d, N: 2, Unit: "week", Form: "-"}, "(t.d - interval -2 week)", "cast(t.d + interval (2) week as date)"},
+		{&DateAdd{E: d, N: 5, Unit: "day", Form: "date_sub"}, "date_sub(t.d, interval -5 day)", "cast(t.d + interval (5) day as date)"},
+		{&DateAdd{E: d, N: -1, Unit: "year", Form: "date_add"}, "date_add(t.d, interval -1 year)", "cast(t.d + interval (-1) year as date)"},
+		{&Case{Operand: a, Whens: []Expr{two, &Lit{Null: true, T: Int}}, Thens: []Expr{c, &Lit{Null: true, T: Decimal}}, T: Decimal},
+			"(case t.a when 2 then t.c when null then null end)", "(case t.a when 2 then t.c when null then null end)"},
+		{&Window{Fn: "sum", Arg: c, Order: []OrderItem{{E: d}}, Frame: "range between interval 3 day preceding and current row",
+			DuckFrame: "range between interval (3) day preceding and current row", T: Decimal},
+			"sum(t.c) over (order by t.d range between interval 3 day preceding and current row)",
+			"sum(t.c) over (order by t.d range between interval (3) day preceding and current row)"},
+		{&Sub{Kind: In, E: a, Not: true, Set: &SetOp{Op: "union", Left: &Select{Items: []Item{{c}}, From: FromItem{Table: "x", Alias: "t"}},
+			Right: &Select{Items: []Item{{c}}, From: FromItem{Table: "y", Alias: "t"}}}, T: Bool},
+			"(t.a not in (select t.c as c0 from x as t union select t.c as c0 from y as t))",
+			"(t.a not in (select cast(t.c as decimal(38,10)) as c0 from x as t union select cast(t.c as decimal(38,10)) as c0 from y as t))"},
 	} {
 		if got := Render(tc.e, MySQL); got != tc.mysql {
 			t.Errorf("MySQL: got %s, want %s", got, tc.mysql)
@@ -60,6 +80,14 @@ func TestRenderDialects(t *testing.T) {
 	}
 	if got, want := q.SQL(DuckDB), "select t.a as c0, count(*) as c1 from x as t group by rollup(t.a) order by 1 desc limit 3"; got != want {
 		t.Errorf("DuckDB rollup: got %s, want %s", got, want)
+	}
+	// (l op r) op r2 keeps its shape whatever a dialect's precedence of
+	// INTERSECT; a derived set operation has no ORDER BY of its own.
+	blk := func(tbl string) *Select { return &Select{Items: []Item{{a}}, From: FromItem{Table: tbl, Alias: "t"}} }
+	set := &SetOp{Op: "intersect", LeftSet: &SetOp{Op: "union all", Left: blk("x"), Right: blk("y")}, Right: blk("z")}
+	outer := &Select{Items: []Item{{&Col{Qual: "d", Name: "c0", T: Int}}}, From: FromItem{Set: set, Alias: "d"}, OrderBy: []OrderKey{{Pos: 0}}, Limit: 2}
+	if got, want := outer.SQL(MySQL), "select d.c0 as c0 from ((select t.a as c0 from x as t union all select t.a as c0 from y as t) intersect select t.a as c0 from z as t) as d order by 1 limit 2"; got != want {
+		t.Errorf("derived set operation: got %s, want %s", got, want)
 	}
 }
 
@@ -81,16 +109,19 @@ func TestGenerate(t *testing.T) {
 	g1 := New(ds.Schema, NewRand(7), Options{})
 	g2 := New(ds.Schema, NewRand(7), Options{})
 	seen := map[string]int{}
-	for i := 0; i < 400; i++ {
+	features := []string{" join ", " left join ", " right join ", " cross join ", " group by ", " with rollup", " having ",
+		" over (", "exists (", " in (select", "(select", " union ", " intersect ", " except ", "with t", " limit ", "distinct ",
+		" <=> ", "group_concat(", " separator ", "lpad(", "replace(", "concat_ws(", "dayofweek(", "then ((select", "1000000000000",
+		"grouping(", "(case t", " - interval ", "date_sub(", "locate(",
+		") as t", ") intersect ", "union select", "exists (select count(*)", "order by 1 limit 1)", "then null", "count(distinct t", " is not true", " is false"}
+	for i := 0; i < 1000; i++ {
 		q1, q2 := g1.Query(), g2.Query()
 		text := q1.SQL(MySQL)
 		if text != q2.SQL(MySQL) {
 			t.Fatalf("query %d differs between two generators of one seed", i)
 		}
 		parses(t, "a generated statement", text)
-		for _, f := range []string{" join ", " left join ", " right join ", " cross join ", " group by ", " with rollup", " having ",
-			" over (", "exists (", " in (select", "(select", " union ", " intersect ", " except ", "with t", " limit ", "distinct ",
-			" <=> ", "group_concat(", " separator ", "lpad(", "replace(", "concat_ws(", "dayofweek(", "then ((select", "1000000000000"} {
+		for _, f := range features {
 			if strings.Contains(text, f) {
 				seen[f]++
 			}
@@ -110,12 +141,9 @@ func TestGenerate(t *testing.T) {
 		parses(t, "norec A", c.A)
 		parses(t, "norec B", c.B)
 	}
-	for _, f := range []string{" join ", " left join ", " right join ", " cross join ", " group by ", " with rollup", " having ",
-		" over (", "exists (", " in (select", "(select", " union ", "with t", " limit ", "distinct ",
-		"tlp-where", "tlp-group", "tlp-agg", "tlp-having", " <=> ", "group_concat(", " separator ", "lpad(", "replace(",
-		"concat_ws(", "dayofweek(", "then ((select", "1000000000000"} {
+	for _, f := range append(features, "tlp-where", "tlp-group", "tlp-agg", "tlp-having") {
 		if seen[f] == 0 {
-			t.Errorf("400 statements without %q", f)
+			t.Errorf("1000 statements without %q", f)
 		}
 	}
 }
