@@ -249,7 +249,11 @@ func (b *Binder) semiJoin(c ast.ExprNode, plan planner.Plan, sc *scope) (planner
 		return nil, false, err
 	}
 	if probe != nil {
-		eq, err := b.call("=", x, valueColumn(right, hw))
+		// The subquery's value follows the host's columns, the
+		// materialized constant probe's too: compared at hw, it would
+		// be the probe itself, and `7 IN (SELECT ...)` true for any
+		// row the subquery returns.
+		eq, err := b.call("=", x, valueColumn(right, len(plan.Schema())))
 		if err != nil {
 			return nil, false, err
 		}
