@@ -1513,7 +1513,13 @@ func (g *Gen) subPred(sc *scope, depth int) Expr {
 				return &Sub{Kind: In, E: o.e, Not: g.chance(40), Set: set, T: Bool}
 			}
 		}
-		return &Sub{Kind: In, E: o.e, Not: g.chance(40), Q: q, T: Bool}
+		probe := o.e
+		if g.chance(10) {
+			// A constant probe: one value tested against the subquery,
+			// the same for every row.
+			probe = g.lit(o)
+		}
+		return &Sub{Kind: In, E: probe, Not: g.chance(40), Q: q, T: Bool}
 	case 1: // [not] exists
 		t, col := g.linked(o)
 		if t == nil {
