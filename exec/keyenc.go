@@ -522,7 +522,7 @@ func sortPermutation(keys []arrow.Array, specs []SortKey, n int) ([]int32, error
 	for i := range perm {
 		perm[i] = int32(i)
 	}
-	if len(keys) == 0 {
+	if len(keys) == 0 || packedSortPermutation(keys, specs, perm) {
 		return perm, nil
 	}
 	c, err := keyCmps(keys, specs)
