@@ -3,6 +3,7 @@ package exec
 import (
 	"math/bits"
 	"slices"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -11,15 +12,17 @@ import (
 
 // Sorting on packed keys. A sort whose keys are all integer-like (integers,
 // dates, times, timestamps, booleans, decimals whose values fit in 64
-// bits) maps every row to one unsigned code that orders as the keys do:
+// bits) or strings compared byte-wise (coded by the rank of their value
+// among the column's distinct values, stringRanks) maps every row to one
+// unsigned code that orders as the keys do:
 // per key the value's offset from the key's minimum, reversed for DESC,
 // with NULL one code below or above every value, and the keys' codes
 // concatenated, each in as many bits as its range needs. When the codes
 // fit in 64 bits the rows are sorted by them with a stable LSD radix sort,
 // with no comparator calls at all: window partitions (q51's item and
 // date, q47's store and month) and ORDER BY of surrogate keys and dates
-// sort this way. Anything else (strings, floats, wide ranges) keeps the
-// comparators of keyCmps.
+// sort this way, and so do q47's strings. Anything else (floats, collated
+// strings, codes past 64 bits) keeps the comparators of keyCmps.
 
 // packedKey is one key column turned into codes.
 type packedKey struct {
@@ -45,7 +48,7 @@ func packedSortPermutation(keys []arrow.Array, specs []SortKey, perm []int32) bo
 	pks := make([]packedKey, len(keys))
 	var total uint
 	for k, a := range keys {
-		if !packKey(&pks[k], a, n) {
+		if !packKey(&pks[k], a, n, 64-total) {
 			return false
 		}
 		total += pks[k].bits
@@ -127,10 +130,15 @@ func packedSortPermutation(keys []arrow.Array, specs []SortKey, perm []int32) bo
 func bitIsSet(b []byte, i int) bool { return b[i>>3]&(1<<(uint(i)&7)) != 0 }
 
 // packKey reads column a (n rows) into pk, reporting false for a type
-// that has no integer codes or a decimal value past 64 bits.
-func packKey(pk *packedKey, a arrow.Array, n int) bool {
+// that has no integer codes, a decimal value past 64 bits, or codes that
+// need more than room bits.
+func packKey(pk *packedKey, a arrow.Array, n int, room uint) bool {
 	dt := a.DataType()
 	switch {
+	case plainStringType(dt):
+		if !stringRanks(pk, a, n, room) {
+			return false
+		}
 	case intKeyType(dt):
 		pk.vals = intKeys(a, nil)
 	case dt.ID() == arrow.BOOL:
@@ -187,6 +195,65 @@ func packKey(pk *packedKey, a arrow.Array, n int) bool {
 		}
 	}
 	pk.bits = uint(bits.Len64(codes - 1))
+	return pk.bits <= room
+}
+
+// plainStringType reports whether dt is a string or binary type compared
+// byte-wise (a collated string orders by its collation's keys instead).
+func plainStringType(dt arrow.DataType) bool {
+	switch dt.ID() {
+	case arrow.STRING, arrow.LARGE_STRING, arrow.STRING_VIEW, arrow.BINARY, arrow.LARGE_BINARY, arrow.BINARY_VIEW:
+		return true
+	}
+	return false
+}
+
+// stringRanks codes a string column by the rank of each row's value among
+// the column's distinct values (byte-wise order, as the comparators
+// compare), so strings sort as integers: the distinct values are found
+// with a map and only they are sorted. Window partitions and ORDER BY
+// keys are mostly a few categories, brands or names (q47's category,
+// brand, store and company: 21 bits in all). It gives up once the
+// distinct values need more than room bits.
+func stringRanks(pk *packedKey, a arrow.Array, n int, room uint) bool {
+	value, err := varBytes(a)
+	if err != nil {
+		return false
+	}
+	limit := 1 << min(room, 31)
+	ids := make(map[string]int32)
+	var distinct []string
+	pk.vals = make([]int64, n)
+	for i := 0; i < n; i++ {
+		if a.IsNull(i) {
+			continue
+		}
+		v := value(i)
+		id, ok := ids[v]
+		if !ok {
+			if len(distinct) >= limit {
+				return false
+			}
+			id = int32(len(distinct))
+			ids[v] = id
+			distinct = append(distinct, v)
+		}
+		pk.vals[i] = int64(id)
+	}
+	order := make([]int32, len(distinct))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(x, y int32) int { return strings.Compare(distinct[x], distinct[y]) })
+	rank := make([]int64, len(distinct))
+	for r, id := range order {
+		rank[id] = int64(r)
+	}
+	if len(rank) > 0 {
+		for i, id := range pk.vals {
+			pk.vals[i] = rank[id] // a NULL row's 0 is never read
+		}
+	}
 	return true
 }
 

@@ -114,6 +114,29 @@ func packedColumn(r *rand.Rand, kind string, n int, nulls float64) arrow.Array {
 			}
 		}
 		return b.NewArray()
+	case "string", "stringunique", "binary":
+		words := []string{"", "a", "ab", "abc", "b", "B", "ba", "\xff", "z\x00", "zz"}
+		var b array.Builder
+		if kind == "binary" {
+			b = array.NewBinaryBuilder(mem, arrow.BinaryTypes.Binary)
+		} else {
+			b = array.NewStringBuilder(mem)
+		}
+		for i := 0; i < n; i++ {
+			v := words[r.Intn(len(words))]
+			if kind == "stringunique" {
+				v = fmt.Sprintf("%x-%d", r.Int63(), i)
+			}
+			switch {
+			case null():
+				b.AppendNull()
+			case kind == "binary":
+				b.(*array.BinaryBuilder).Append([]byte(v))
+			default:
+				b.(*array.StringBuilder).Append(v)
+			}
+		}
+		return b.NewArray()
 	case "constant":
 		b := array.NewInt32Builder(mem)
 		for i := 0; i < n; i++ {
@@ -139,8 +162,10 @@ func TestPackedSortMatchesComparators(t *testing.T) {
 		{"int32"}, {"int32", "date32"}, {"date32", "int32", "bool"}, {"uint8", "decimal"},
 		{"int64wide"}, {"int64wide", "int32"}, {"decimal", "int64wide"},
 		{"int64extreme"}, {"decimalwide"}, {"constant", "int32"}, {"bool"},
+		{"string"}, {"string", "int32", "binary"}, {"stringunique"}, {"date32", "string"},
+		{"stringunique", "stringunique", "stringunique", "stringunique"},
 	}
-	refuses := map[string]bool{"int64extreme": true, "decimalwide": true}
+	refuses := map[string]bool{"int64extreme": true, "decimalwide": true, "stringunique": true}
 	for _, set := range sets {
 		for _, n := range []int{1, 17, 300, 5000} {
 			for _, nulls := range []float64{0, 0.2, 1} {
@@ -182,7 +207,7 @@ func TestPackedSortMatchesComparators(t *testing.T) {
 // batch's offset) read their values and validity from the offset.
 func TestPackedSortSlicedColumns(t *testing.T) {
 	r := rand.New(rand.NewSource(3))
-	for _, kind := range []string{"int32", "date32", "bool", "decimal"} {
+	for _, kind := range []string{"int32", "date32", "bool", "decimal", "string"} {
 		full := packedColumn(r, kind, 1000, 0.1)
 		part := array.NewSlice(full, 123, 823)
 		specs := []SortKey{{Desc: true, NullsFirst: false}}
@@ -227,5 +252,47 @@ func BenchmarkSortPermutation(b *testing.B) {
 			comparatorPermutation(b, keys, specs, n)
 		}
 		b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+	})
+}
+
+// BenchmarkSortPermutationStrings: 200k rows by four strings of few
+// values and two small integers, q47's window keys (category, brand,
+// store, company, year, month).
+func BenchmarkSortPermutationStrings(b *testing.B) {
+	const n = 200_000
+	r := rand.New(rand.NewSource(1))
+	card := []int{10, 700, 12, 6}
+	var keys []arrow.Array
+	for _, c := range card {
+		sb := array.NewStringBuilder(memory.DefaultAllocator)
+		for i := 0; i < n; i++ {
+			sb.Append(fmt.Sprintf("value number %d", r.Intn(c)))
+		}
+		keys = append(keys, sb.NewArray())
+	}
+	for _, c := range []int{3, 12} {
+		ib := array.NewInt32Builder(memory.DefaultAllocator)
+		for i := 0; i < n; i++ {
+			ib.Append(int32(1999 + r.Intn(c)))
+		}
+		keys = append(keys, ib.NewArray())
+	}
+	defer releaseArrays(keys)
+	specs := make([]SortKey, len(keys))
+	for i := range specs {
+		specs[i].NullsFirst = true
+	}
+	b.Run("packed", func(b *testing.B) {
+		perm := make([]int32, n)
+		for i := 0; i < b.N; i++ {
+			if !packedSortPermutation(keys, specs, perm) {
+				b.Fatal("refused")
+			}
+		}
+	})
+	b.Run("comparators", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			comparatorPermutation(b, keys, specs, n)
+		}
 	})
 }
