@@ -45,7 +45,8 @@ var planCases = []struct{ name, file string }{
 	// A WHERE test of a left join's key copied onto the right input's key
 	// (pushdown_through_keys.go): q78's ss_sold_year = 2000 reaches the
 	// date joins of the web and catalog sales it left joins, so all three
-	// fact scans are pruned to 2000.
+	// fact scans are pruned to 2000. Its three `LEFT JOIN returns ...
+	// WHERE returns key IS NULL` are anti joins (left_join_to_anti.go).
 	{"q78", "tpcds/queries/q78.sql"},
 	{"semi_join", "plans/semi_join.sql"},
 	{"left_join", "plans/left_join.sql"},

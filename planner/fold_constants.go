@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/fsql-dev/fsql/exec/expr"
@@ -33,11 +34,44 @@ func foldFilter(p Plan) (Plan, bool, error) {
 	if l, ok := cond.(*expr.Literal); ok && l.Value == true {
 		return f.Child, true, nil
 	}
+	if rest, ok := dropTrueConjuncts(cond); ok {
+		if rest == nil {
+			return f.Child, true, nil
+		}
+		return &Filter{Child: f.Child, Cond: rest}, true, nil
+	}
 	// FoldConstants returns its input itself when nothing folds.
 	if cond != f.Cond {
 		return &Filter{Child: f.Child, Cond: cond}, true, nil
 	}
 	return p, false, nil
+}
+
+// dropTrueConjuncts returns cond without its constant TRUE conjuncts
+// (nil when none is left) and true, or false when it has none to drop.
+// Folding evaluates column-free subtrees but keeps `TRUE AND x` whole
+// when x reads a column (q4: a pushed predicate that met a constant
+// column of one UNION ALL branch). Only boolean conjuncts are kept alone:
+// `TRUE AND n` of a number n is a boolean, n itself is not.
+func dropTrueConjuncts(cond expr.Expr) (expr.Expr, bool) {
+	if c, ok := cond.(*expr.Call); !ok || c.Fn != "and" {
+		return nil, false
+	}
+	conj := expr.SplitAnd(cond)
+	keep := make([]expr.Expr, 0, len(conj))
+	for _, c := range conj {
+		if l, ok := c.(*expr.Literal); ok && l.Value == true {
+			continue
+		}
+		if c.DataType().ID() != arrow.BOOL {
+			return nil, false
+		}
+		keep = append(keep, c)
+	}
+	if len(keep) == len(conj) {
+		return nil, false
+	}
+	return joinAnd(keep), true
 }
 
 // foldScanFilters folds the conjuncts pushed into a scan: a predicate
@@ -52,14 +86,18 @@ func foldScanFilters(s *Scan) (Plan, bool, error) {
 		if err != nil {
 			return nil, false, err
 		}
-		if g == f && !changed {
+		rest, dropped := dropTrueConjuncts(g)
+		if g == f && !dropped && !changed {
 			continue
 		}
 		if !changed {
 			out = append(out, s.Filters[:i]...)
 			changed = true
 		}
-		if l, ok := g.(*expr.Literal); ok && l.Value == true {
+		if dropped {
+			g = rest
+		}
+		if l, ok := g.(*expr.Literal); g == nil || ok && l.Value == true {
 			continue
 		}
 		out = append(out, g)

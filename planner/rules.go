@@ -45,7 +45,7 @@ type phase struct {
 // pruning columns and partitions runs on the final shape, and sharing
 // identical subtrees after everything (no rule rewrites the DAG it makes).
 var phases = []phase{
-	{rules: []Rule{foldConstants{}, foldEmpty{}, pushDownFilters{}}, maxPasses: 4},
+	{rules: []Rule{foldConstants{}, foldEmpty{}, pushDownFilters{}, leftJoinToAnti{}}, maxPasses: 4},
 	{rules: []Rule{filterDimensions{}, searchJoins{}, orderJoins{}}, maxPasses: 1},
 	{rules: []Rule{pushDownFilters{}, foldConstants{}, foldEmpty{}}, maxPasses: 4},
 	{rules: []Rule{pruneColumns{}, mergeProjections{}}, maxPasses: 1},
