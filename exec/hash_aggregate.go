@@ -124,11 +124,16 @@ func (a *HashAggregate) SplittableInputs() []bool { return []bool{a.Mode == AggP
 
 // String implements Node.
 func (a *HashAggregate) String() string {
-	aggs := make([]string, len(a.Aggs))
-	for i, f := range a.Aggs {
+	return fmt.Sprintf("HashAggregate(%s, group by [%s], aggs [%s])", a.Mode, exprList(a.GroupBy), aggList(a.Aggs))
+}
+
+// aggList renders aggregates for EXPLAIN.
+func aggList(fs []AggFunc) string {
+	aggs := make([]string, len(fs))
+	for i, f := range fs {
 		aggs[i] = f.String()
 	}
-	return fmt.Sprintf("HashAggregate(%s, group by [%s], aggs [%s])", a.Mode, exprList(a.GroupBy), strings.Join(aggs, ", "))
+	return strings.Join(aggs, ", ")
 }
 
 func numStateCols(fn string) int {

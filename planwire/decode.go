@@ -230,16 +230,8 @@ func (d *decoder) op(m *pb.Node) (exec.Node, error) {
 		if out.GroupBy, err = decodeExprs(a.GroupBy); err != nil {
 			return nil, err
 		}
-		for _, f := range a.Aggs {
-			t, err := decodeType(f.Type)
-			if err != nil {
-				return nil, err
-			}
-			arg, err := decodeOptional(f.Arg)
-			if err != nil {
-				return nil, err
-			}
-			out.Aggs = append(out.Aggs, exec.AggFunc{Fn: f.Fn, Arg: arg, Distinct: f.Distinct, Type: t, Name: f.Name})
+		if out.Aggs, err = decodeAggs(a.Aggs); err != nil {
+			return nil, err
 		}
 		for _, lm := range a.Seed {
 			l, err := decodeLiteral(lm)
@@ -247,6 +239,17 @@ func (d *decoder) op(m *pb.Node) (exec.Node, error) {
 				return nil, err
 			}
 			out.Seed = append(out.Seed, l)
+		}
+		return out, nil
+	case *pb.Node_Rollup:
+		r := x.Rollup
+		out := &exec.Rollup{Keys: int(r.Keys)}
+		var err error
+		if out.Child, err = d.node(r.Child); err != nil {
+			return nil, err
+		}
+		if out.Aggs, err = decodeAggs(r.Aggs); err != nil {
+			return nil, err
 		}
 		return out, nil
 	case *pb.Node_Expand:
@@ -502,4 +505,21 @@ func decodeWriteSpec(m *pb.WriteSpec) (*hive.WriteSpec, error) {
 		return nil, errs.Wrap(errs.Internal, "the write spec of table %s: %w", w.Table, err)
 	}
 	return w, nil
+}
+
+// decodeAggs decodes a HashAggregate's or a Rollup's aggregates.
+func decodeAggs(aggs []*pb.AggFunc) ([]exec.AggFunc, error) {
+	var out []exec.AggFunc
+	for _, f := range aggs {
+		t, err := decodeType(f.Type)
+		if err != nil {
+			return nil, err
+		}
+		arg, err := decodeOptional(f.Arg)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, exec.AggFunc{Fn: f.Fn, Arg: arg, Distinct: f.Distinct, Type: t, Name: f.Name})
+	}
+	return out, nil
 }

@@ -197,16 +197,8 @@ func (e *encoder) node(n exec.Node) (*pb.Node, error) {
 		if m.GroupBy, err = encodeExprs(x.GroupBy); err != nil {
 			return nil, err
 		}
-		for _, a := range x.Aggs {
-			t, err := encodeType(a.Type)
-			if err != nil {
-				return nil, errs.Wrap(errs.Internal, "aggregate %s: %w", a, err)
-			}
-			arg, err := encodeOptional(a.Arg)
-			if err != nil {
-				return nil, err
-			}
-			m.Aggs = append(m.Aggs, &pb.AggFunc{Fn: a.Fn, Arg: arg, Distinct: a.Distinct, Type: t, Name: a.Name})
+		if m.Aggs, err = encodeAggs(x.Aggs); err != nil {
+			return nil, err
 		}
 		for _, l := range x.Seed {
 			lm, err := encodeLiteral(l)
@@ -216,6 +208,15 @@ func (e *encoder) node(n exec.Node) (*pb.Node, error) {
 			m.Seed = append(m.Seed, lm)
 		}
 		out.Op = &pb.Node_HashAggregate{HashAggregate: m}
+	case *exec.Rollup:
+		m := &pb.Rollup{Keys: int32(x.Keys)}
+		if m.Child, err = e.node(x.Child); err != nil {
+			return nil, err
+		}
+		if m.Aggs, err = encodeAggs(x.Aggs); err != nil {
+			return nil, err
+		}
+		out.Op = &pb.Node_Rollup{Rollup: m}
 	case *exec.Expand:
 		m := &pb.Expand{Names: x.Names, PassNames: x.PassNames}
 		if m.Child, err = e.node(x.Child); err != nil {
@@ -503,4 +504,21 @@ func encodeWriteSpec(w *hive.WriteSpec) *pb.WriteSpec {
 		}
 	}
 	return m
+}
+
+// encodeAggs encodes a HashAggregate's or a Rollup's aggregates.
+func encodeAggs(aggs []exec.AggFunc) ([]*pb.AggFunc, error) {
+	var out []*pb.AggFunc
+	for _, a := range aggs {
+		t, err := encodeType(a.Type)
+		if err != nil {
+			return nil, errs.Wrap(errs.Internal, "aggregate %s: %w", a, err)
+		}
+		arg, err := encodeOptional(a.Arg)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, &pb.AggFunc{Fn: a.Fn, Arg: arg, Distinct: a.Distinct, Type: t, Name: a.Name})
+	}
+	return out, nil
 }

@@ -31,6 +31,7 @@ var encoded = map[reflect.Type][]string{
 	reflect.TypeFor[exec.HashJoin]():                   {"Type", "Build", "Probe", "BuildKeys", "ProbeKeys", "Residual", "Output"},
 	reflect.TypeFor[exec.NestedLoopJoin]():             {"Type", "Build", "Probe", "Cond"},
 	reflect.TypeFor[exec.HashAggregate]():              {"Child", "Mode", "GroupBy", "GroupNames", "Aggs", "Seed"},
+	reflect.TypeFor[exec.Rollup]():                     {"Child", "Keys", "Aggs"},
 	reflect.TypeFor[exec.Expand]():                     {"Child", "Sets", "Exprs", "Names", "Pass", "PassNames", "EmptySetOnly"},
 	reflect.TypeFor[exec.Sort]():                       {"Child", "Keys"},
 	reflect.TypeFor[exec.TopN]():                       {"Child", "Keys", "N", "Offset"},

@@ -713,6 +713,7 @@ type Node struct {
 	//	*Node_OrderEnforce
 	//	*Node_Sink
 	//	*Node_TableCommit
+	//	*Node_Rollup
 	Op            isNode_Op `protobuf_oneof:"op"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -942,6 +943,15 @@ func (x *Node) GetTableCommit() *TableCommit {
 	return nil
 }
 
+func (x *Node) GetRollup() *Rollup {
+	if x != nil {
+		if x, ok := x.Op.(*Node_Rollup); ok {
+			return x.Rollup
+		}
+	}
+	return nil
+}
+
 type isNode_Op interface {
 	isNode_Op()
 }
@@ -1028,6 +1038,10 @@ type Node_TableCommit struct {
 	TableCommit *TableCommit `protobuf:"bytes,21,opt,name=table_commit,json=tableCommit,proto3,oneof"`
 }
 
+type Node_Rollup struct {
+	Rollup *Rollup `protobuf:"bytes,22,opt,name=rollup,proto3,oneof"`
+}
+
 func (*Node_Ref) isNode_Op() {}
 
 func (*Node_Input) isNode_Op() {}
@@ -1067,6 +1081,8 @@ func (*Node_OrderEnforce) isNode_Op() {}
 func (*Node_Sink) isNode_Op() {}
 
 func (*Node_TableCommit) isNode_Op() {}
+
+func (*Node_Rollup) isNode_Op() {}
 
 // InputExchange is an exchange the stage reads: a leaf of its fragment.
 // Its exchange ID names the producer: the fragment whose output it is.
@@ -1856,6 +1872,70 @@ func (x *Expand) GetEmptySetOnly() *Expr {
 	return nil
 }
 
+// Rollup rolls the partial states of ROLLUP's finest grouping set up to
+// every shorter prefix of its keys (exec.Rollup).
+type Rollup struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Child *Node                  `protobuf:"bytes,1,opt,name=child,proto3" json:"child,omitempty"`
+	// keys: how many leading columns of the child are the group keys.
+	Keys int32 `protobuf:"varint,2,opt,name=keys,proto3" json:"keys,omitempty"`
+	// aggs: the aggregates whose partial states follow the keys.
+	Aggs          []*AggFunc `protobuf:"bytes,3,rep,name=aggs,proto3" json:"aggs,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Rollup) Reset() {
+	*x = Rollup{}
+	mi := &file_plan_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Rollup) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Rollup) ProtoMessage() {}
+
+func (x *Rollup) ProtoReflect() protoreflect.Message {
+	mi := &file_plan_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Rollup.ProtoReflect.Descriptor instead.
+func (*Rollup) Descriptor() ([]byte, []int) {
+	return file_plan_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *Rollup) GetChild() *Node {
+	if x != nil {
+		return x.Child
+	}
+	return nil
+}
+
+func (x *Rollup) GetKeys() int32 {
+	if x != nil {
+		return x.Keys
+	}
+	return 0
+}
+
+func (x *Rollup) GetAggs() []*AggFunc {
+	if x != nil {
+		return x.Aggs
+	}
+	return nil
+}
+
 type SortKey struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Expr          *Expr                  `protobuf:"bytes,1,opt,name=expr,proto3" json:"expr,omitempty"`
@@ -1867,7 +1947,7 @@ type SortKey struct {
 
 func (x *SortKey) Reset() {
 	*x = SortKey{}
-	mi := &file_plan_proto_msgTypes[15]
+	mi := &file_plan_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1879,7 +1959,7 @@ func (x *SortKey) String() string {
 func (*SortKey) ProtoMessage() {}
 
 func (x *SortKey) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[15]
+	mi := &file_plan_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1892,7 +1972,7 @@ func (x *SortKey) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SortKey.ProtoReflect.Descriptor instead.
 func (*SortKey) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{15}
+	return file_plan_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *SortKey) GetExpr() *Expr {
@@ -1926,7 +2006,7 @@ type Sort struct {
 
 func (x *Sort) Reset() {
 	*x = Sort{}
-	mi := &file_plan_proto_msgTypes[16]
+	mi := &file_plan_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1938,7 +2018,7 @@ func (x *Sort) String() string {
 func (*Sort) ProtoMessage() {}
 
 func (x *Sort) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[16]
+	mi := &file_plan_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1951,7 +2031,7 @@ func (x *Sort) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Sort.ProtoReflect.Descriptor instead.
 func (*Sort) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{16}
+	return file_plan_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Sort) GetChild() *Node {
@@ -1980,7 +2060,7 @@ type TopN struct {
 
 func (x *TopN) Reset() {
 	*x = TopN{}
-	mi := &file_plan_proto_msgTypes[17]
+	mi := &file_plan_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1992,7 +2072,7 @@ func (x *TopN) String() string {
 func (*TopN) ProtoMessage() {}
 
 func (x *TopN) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[17]
+	mi := &file_plan_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2005,7 +2085,7 @@ func (x *TopN) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TopN.ProtoReflect.Descriptor instead.
 func (*TopN) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{17}
+	return file_plan_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *TopN) GetChild() *Node {
@@ -2047,7 +2127,7 @@ type Limit struct {
 
 func (x *Limit) Reset() {
 	*x = Limit{}
-	mi := &file_plan_proto_msgTypes[18]
+	mi := &file_plan_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2059,7 +2139,7 @@ func (x *Limit) String() string {
 func (*Limit) ProtoMessage() {}
 
 func (x *Limit) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[18]
+	mi := &file_plan_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2072,7 +2152,7 @@ func (x *Limit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Limit.ProtoReflect.Descriptor instead.
 func (*Limit) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{18}
+	return file_plan_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *Limit) GetChild() *Node {
@@ -2105,7 +2185,7 @@ type UnionAll struct {
 
 func (x *UnionAll) Reset() {
 	*x = UnionAll{}
-	mi := &file_plan_proto_msgTypes[19]
+	mi := &file_plan_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2117,7 +2197,7 @@ func (x *UnionAll) String() string {
 func (*UnionAll) ProtoMessage() {}
 
 func (x *UnionAll) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[19]
+	mi := &file_plan_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2130,7 +2210,7 @@ func (x *UnionAll) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnionAll.ProtoReflect.Descriptor instead.
 func (*UnionAll) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{19}
+	return file_plan_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *UnionAll) GetInputs() []*Node {
@@ -2155,7 +2235,7 @@ type FrameBound struct {
 
 func (x *FrameBound) Reset() {
 	*x = FrameBound{}
-	mi := &file_plan_proto_msgTypes[20]
+	mi := &file_plan_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2167,7 +2247,7 @@ func (x *FrameBound) String() string {
 func (*FrameBound) ProtoMessage() {}
 
 func (x *FrameBound) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[20]
+	mi := &file_plan_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2180,7 +2260,7 @@ func (x *FrameBound) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FrameBound.ProtoReflect.Descriptor instead.
 func (*FrameBound) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{20}
+	return file_plan_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *FrameBound) GetKind() BoundKind {
@@ -2217,7 +2297,7 @@ type WindowFrame struct {
 
 func (x *WindowFrame) Reset() {
 	*x = WindowFrame{}
-	mi := &file_plan_proto_msgTypes[21]
+	mi := &file_plan_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2229,7 +2309,7 @@ func (x *WindowFrame) String() string {
 func (*WindowFrame) ProtoMessage() {}
 
 func (x *WindowFrame) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[21]
+	mi := &file_plan_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2242,7 +2322,7 @@ func (x *WindowFrame) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WindowFrame.ProtoReflect.Descriptor instead.
 func (*WindowFrame) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{21}
+	return file_plan_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *WindowFrame) GetUnit() FrameUnit {
@@ -2283,7 +2363,7 @@ type WindowFunc struct {
 
 func (x *WindowFunc) Reset() {
 	*x = WindowFunc{}
-	mi := &file_plan_proto_msgTypes[22]
+	mi := &file_plan_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2295,7 +2375,7 @@ func (x *WindowFunc) String() string {
 func (*WindowFunc) ProtoMessage() {}
 
 func (x *WindowFunc) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[22]
+	mi := &file_plan_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2308,7 +2388,7 @@ func (x *WindowFunc) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WindowFunc.ProtoReflect.Descriptor instead.
 func (*WindowFunc) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{22}
+	return file_plan_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *WindowFunc) GetFn() string {
@@ -2366,7 +2446,7 @@ type Window struct {
 
 func (x *Window) Reset() {
 	*x = Window{}
-	mi := &file_plan_proto_msgTypes[23]
+	mi := &file_plan_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2378,7 +2458,7 @@ func (x *Window) String() string {
 func (*Window) ProtoMessage() {}
 
 func (x *Window) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[23]
+	mi := &file_plan_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2391,7 +2471,7 @@ func (x *Window) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Window.ProtoReflect.Descriptor instead.
 func (*Window) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{23}
+	return file_plan_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *Window) GetChild() *Node {
@@ -2438,7 +2518,7 @@ type ExprList struct {
 
 func (x *ExprList) Reset() {
 	*x = ExprList{}
-	mi := &file_plan_proto_msgTypes[24]
+	mi := &file_plan_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2450,7 +2530,7 @@ func (x *ExprList) String() string {
 func (*ExprList) ProtoMessage() {}
 
 func (x *ExprList) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[24]
+	mi := &file_plan_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2463,7 +2543,7 @@ func (x *ExprList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExprList.ProtoReflect.Descriptor instead.
 func (*ExprList) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{24}
+	return file_plan_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ExprList) GetExprs() []*Expr {
@@ -2484,7 +2564,7 @@ type Values struct {
 
 func (x *Values) Reset() {
 	*x = Values{}
-	mi := &file_plan_proto_msgTypes[25]
+	mi := &file_plan_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2496,7 +2576,7 @@ func (x *Values) String() string {
 func (*Values) ProtoMessage() {}
 
 func (x *Values) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[25]
+	mi := &file_plan_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2509,7 +2589,7 @@ func (x *Values) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Values.ProtoReflect.Descriptor instead.
 func (*Values) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{25}
+	return file_plan_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *Values) GetRows() []*ExprList {
@@ -2542,7 +2622,7 @@ type MaxOneRow struct {
 
 func (x *MaxOneRow) Reset() {
 	*x = MaxOneRow{}
-	mi := &file_plan_proto_msgTypes[26]
+	mi := &file_plan_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2554,7 +2634,7 @@ func (x *MaxOneRow) String() string {
 func (*MaxOneRow) ProtoMessage() {}
 
 func (x *MaxOneRow) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[26]
+	mi := &file_plan_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2567,7 +2647,7 @@ func (x *MaxOneRow) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MaxOneRow.ProtoReflect.Descriptor instead.
 func (*MaxOneRow) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{26}
+	return file_plan_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *MaxOneRow) GetChild() *Node {
@@ -2588,7 +2668,7 @@ type DynamicFilterDataCollector struct {
 
 func (x *DynamicFilterDataCollector) Reset() {
 	*x = DynamicFilterDataCollector{}
-	mi := &file_plan_proto_msgTypes[27]
+	mi := &file_plan_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2600,7 +2680,7 @@ func (x *DynamicFilterDataCollector) String() string {
 func (*DynamicFilterDataCollector) ProtoMessage() {}
 
 func (x *DynamicFilterDataCollector) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[27]
+	mi := &file_plan_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2613,7 +2693,7 @@ func (x *DynamicFilterDataCollector) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DynamicFilterDataCollector.ProtoReflect.Descriptor instead.
 func (*DynamicFilterDataCollector) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{27}
+	return file_plan_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *DynamicFilterDataCollector) GetCollectorId() int32 {
@@ -2647,7 +2727,7 @@ type OrderEnforce struct {
 
 func (x *OrderEnforce) Reset() {
 	*x = OrderEnforce{}
-	mi := &file_plan_proto_msgTypes[28]
+	mi := &file_plan_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2659,7 +2739,7 @@ func (x *OrderEnforce) String() string {
 func (*OrderEnforce) ProtoMessage() {}
 
 func (x *OrderEnforce) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[28]
+	mi := &file_plan_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2672,7 +2752,7 @@ func (x *OrderEnforce) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OrderEnforce.ProtoReflect.Descriptor instead.
 func (*OrderEnforce) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{28}
+	return file_plan_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *OrderEnforce) GetChild() *Node {
@@ -2704,7 +2784,7 @@ type Sink struct {
 
 func (x *Sink) Reset() {
 	*x = Sink{}
-	mi := &file_plan_proto_msgTypes[29]
+	mi := &file_plan_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2716,7 +2796,7 @@ func (x *Sink) String() string {
 func (*Sink) ProtoMessage() {}
 
 func (x *Sink) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[29]
+	mi := &file_plan_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2729,7 +2809,7 @@ func (x *Sink) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Sink.ProtoReflect.Descriptor instead.
 func (*Sink) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{29}
+	return file_plan_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *Sink) GetInput() *Node {
@@ -2763,7 +2843,7 @@ type TableCommit struct {
 
 func (x *TableCommit) Reset() {
 	*x = TableCommit{}
-	mi := &file_plan_proto_msgTypes[30]
+	mi := &file_plan_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2775,7 +2855,7 @@ func (x *TableCommit) String() string {
 func (*TableCommit) ProtoMessage() {}
 
 func (x *TableCommit) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[30]
+	mi := &file_plan_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2788,7 +2868,7 @@ func (x *TableCommit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TableCommit.ProtoReflect.Descriptor instead.
 func (*TableCommit) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{30}
+	return file_plan_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *TableCommit) GetInput() *Node {
@@ -2825,7 +2905,7 @@ type WriteSpec struct {
 
 func (x *WriteSpec) Reset() {
 	*x = WriteSpec{}
-	mi := &file_plan_proto_msgTypes[31]
+	mi := &file_plan_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2837,7 +2917,7 @@ func (x *WriteSpec) String() string {
 func (*WriteSpec) ProtoMessage() {}
 
 func (x *WriteSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[31]
+	mi := &file_plan_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2850,7 +2930,7 @@ func (x *WriteSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WriteSpec.ProtoReflect.Descriptor instead.
 func (*WriteSpec) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{31}
+	return file_plan_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *WriteSpec) GetTable() string {
@@ -2947,7 +3027,7 @@ type ExportSpec struct {
 
 func (x *ExportSpec) Reset() {
 	*x = ExportSpec{}
-	mi := &file_plan_proto_msgTypes[32]
+	mi := &file_plan_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2959,7 +3039,7 @@ func (x *ExportSpec) String() string {
 func (*ExportSpec) ProtoMessage() {}
 
 func (x *ExportSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[32]
+	mi := &file_plan_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2972,7 +3052,7 @@ func (x *ExportSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExportSpec.ProtoReflect.Descriptor instead.
 func (*ExportSpec) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{32}
+	return file_plan_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ExportSpec) GetPath() string {
@@ -3050,7 +3130,7 @@ type TableMeta struct {
 
 func (x *TableMeta) Reset() {
 	*x = TableMeta{}
-	mi := &file_plan_proto_msgTypes[33]
+	mi := &file_plan_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3062,7 +3142,7 @@ func (x *TableMeta) String() string {
 func (*TableMeta) ProtoMessage() {}
 
 func (x *TableMeta) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[33]
+	mi := &file_plan_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3075,7 +3155,7 @@ func (x *TableMeta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TableMeta.ProtoReflect.Descriptor instead.
 func (*TableMeta) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{33}
+	return file_plan_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *TableMeta) GetFormat() string {
@@ -3116,7 +3196,7 @@ type MetaColumn struct {
 
 func (x *MetaColumn) Reset() {
 	*x = MetaColumn{}
-	mi := &file_plan_proto_msgTypes[34]
+	mi := &file_plan_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3128,7 +3208,7 @@ func (x *MetaColumn) String() string {
 func (*MetaColumn) ProtoMessage() {}
 
 func (x *MetaColumn) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[34]
+	mi := &file_plan_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3141,7 +3221,7 @@ func (x *MetaColumn) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MetaColumn.ProtoReflect.Descriptor instead.
 func (*MetaColumn) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{34}
+	return file_plan_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *MetaColumn) GetName() string {
@@ -3169,7 +3249,7 @@ type WriteOptions struct {
 
 func (x *WriteOptions) Reset() {
 	*x = WriteOptions{}
-	mi := &file_plan_proto_msgTypes[35]
+	mi := &file_plan_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3181,7 +3261,7 @@ func (x *WriteOptions) String() string {
 func (*WriteOptions) ProtoMessage() {}
 
 func (x *WriteOptions) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[35]
+	mi := &file_plan_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3194,7 +3274,7 @@ func (x *WriteOptions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WriteOptions.ProtoReflect.Descriptor instead.
 func (*WriteOptions) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{35}
+	return file_plan_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *WriteOptions) GetCompression() string {
@@ -3233,7 +3313,7 @@ type Expr struct {
 
 func (x *Expr) Reset() {
 	*x = Expr{}
-	mi := &file_plan_proto_msgTypes[36]
+	mi := &file_plan_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3245,7 +3325,7 @@ func (x *Expr) String() string {
 func (*Expr) ProtoMessage() {}
 
 func (x *Expr) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[36]
+	mi := &file_plan_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3258,7 +3338,7 @@ func (x *Expr) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Expr.ProtoReflect.Descriptor instead.
 func (*Expr) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{36}
+	return file_plan_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *Expr) GetKind() isExpr_Kind {
@@ -3328,7 +3408,7 @@ type Column struct {
 
 func (x *Column) Reset() {
 	*x = Column{}
-	mi := &file_plan_proto_msgTypes[37]
+	mi := &file_plan_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3340,7 +3420,7 @@ func (x *Column) String() string {
 func (*Column) ProtoMessage() {}
 
 func (x *Column) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[37]
+	mi := &file_plan_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3353,7 +3433,7 @@ func (x *Column) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Column.ProtoReflect.Descriptor instead.
 func (*Column) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{37}
+	return file_plan_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *Column) GetIndex() int32 {
@@ -3403,7 +3483,7 @@ type Literal struct {
 
 func (x *Literal) Reset() {
 	*x = Literal{}
-	mi := &file_plan_proto_msgTypes[38]
+	mi := &file_plan_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3415,7 +3495,7 @@ func (x *Literal) String() string {
 func (*Literal) ProtoMessage() {}
 
 func (x *Literal) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[38]
+	mi := &file_plan_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3428,7 +3508,7 @@ func (x *Literal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Literal.ProtoReflect.Descriptor instead.
 func (*Literal) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{38}
+	return file_plan_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *Literal) GetType() *DataType {
@@ -3641,7 +3721,7 @@ type Decimal128 struct {
 
 func (x *Decimal128) Reset() {
 	*x = Decimal128{}
-	mi := &file_plan_proto_msgTypes[39]
+	mi := &file_plan_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3653,7 +3733,7 @@ func (x *Decimal128) String() string {
 func (*Decimal128) ProtoMessage() {}
 
 func (x *Decimal128) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[39]
+	mi := &file_plan_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3666,7 +3746,7 @@ func (x *Decimal128) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Decimal128.ProtoReflect.Descriptor instead.
 func (*Decimal128) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{39}
+	return file_plan_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *Decimal128) GetHigh() int64 {
@@ -3700,7 +3780,7 @@ type Call struct {
 
 func (x *Call) Reset() {
 	*x = Call{}
-	mi := &file_plan_proto_msgTypes[40]
+	mi := &file_plan_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3712,7 +3792,7 @@ func (x *Call) String() string {
 func (*Call) ProtoMessage() {}
 
 func (x *Call) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[40]
+	mi := &file_plan_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3725,7 +3805,7 @@ func (x *Call) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Call.ProtoReflect.Descriptor instead.
 func (*Call) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{40}
+	return file_plan_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *Call) GetFn() string {
@@ -3775,7 +3855,7 @@ type DataType struct {
 
 func (x *DataType) Reset() {
 	*x = DataType{}
-	mi := &file_plan_proto_msgTypes[41]
+	mi := &file_plan_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3787,7 +3867,7 @@ func (x *DataType) String() string {
 func (*DataType) ProtoMessage() {}
 
 func (x *DataType) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[41]
+	mi := &file_plan_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3800,7 +3880,7 @@ func (x *DataType) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DataType.ProtoReflect.Descriptor instead.
 func (*DataType) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{41}
+	return file_plan_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *DataType) GetId() TypeID {
@@ -3856,7 +3936,7 @@ type Field struct {
 
 func (x *Field) Reset() {
 	*x = Field{}
-	mi := &file_plan_proto_msgTypes[42]
+	mi := &file_plan_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3868,7 +3948,7 @@ func (x *Field) String() string {
 func (*Field) ProtoMessage() {}
 
 func (x *Field) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[42]
+	mi := &file_plan_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3881,7 +3961,7 @@ func (x *Field) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Field.ProtoReflect.Descriptor instead.
 func (*Field) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{42}
+	return file_plan_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *Field) GetName() string {
@@ -3931,7 +4011,7 @@ type Table struct {
 
 func (x *Table) Reset() {
 	*x = Table{}
-	mi := &file_plan_proto_msgTypes[43]
+	mi := &file_plan_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3943,7 +4023,7 @@ func (x *Table) String() string {
 func (*Table) ProtoMessage() {}
 
 func (x *Table) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[43]
+	mi := &file_plan_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3956,7 +4036,7 @@ func (x *Table) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Table.ProtoReflect.Descriptor instead.
 func (*Table) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{43}
+	return file_plan_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *Table) GetName() string {
@@ -4011,7 +4091,7 @@ type ColumnCheck struct {
 
 func (x *ColumnCheck) Reset() {
 	*x = ColumnCheck{}
-	mi := &file_plan_proto_msgTypes[44]
+	mi := &file_plan_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4023,7 +4103,7 @@ func (x *ColumnCheck) String() string {
 func (*ColumnCheck) ProtoMessage() {}
 
 func (x *ColumnCheck) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[44]
+	mi := &file_plan_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4036,7 +4116,7 @@ func (x *ColumnCheck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ColumnCheck.ProtoReflect.Descriptor instead.
 func (*ColumnCheck) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{44}
+	return file_plan_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *ColumnCheck) GetName() string {
@@ -4065,7 +4145,7 @@ type Partition struct {
 
 func (x *Partition) Reset() {
 	*x = Partition{}
-	mi := &file_plan_proto_msgTypes[45]
+	mi := &file_plan_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4077,7 +4157,7 @@ func (x *Partition) String() string {
 func (*Partition) ProtoMessage() {}
 
 func (x *Partition) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[45]
+	mi := &file_plan_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4090,7 +4170,7 @@ func (x *Partition) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Partition.ProtoReflect.Descriptor instead.
 func (*Partition) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{45}
+	return file_plan_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *Partition) GetPath() string {
@@ -4121,7 +4201,7 @@ type File struct {
 
 func (x *File) Reset() {
 	*x = File{}
-	mi := &file_plan_proto_msgTypes[46]
+	mi := &file_plan_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4133,7 +4213,7 @@ func (x *File) String() string {
 func (*File) ProtoMessage() {}
 
 func (x *File) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[46]
+	mi := &file_plan_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4146,7 +4226,7 @@ func (x *File) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use File.ProtoReflect.Descriptor instead.
 func (*File) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{46}
+	return file_plan_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *File) GetName() string {
@@ -4203,7 +4283,7 @@ const file_plan_proto_rawDesc = "" +
 	"\x02id\x18\x01 \x01(\x05R\x02id\x122\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\x1e.fsql.planwire.v1.ExchangeKindR\x04kind\x12*\n" +
 	"\x04keys\x18\x03 \x03(\v2\x16.fsql.planwire.v1.ExprR\x04keys\x12'\n" +
-	"\x0fmax_parallelism\x18\x04 \x01(\x05R\x0emaxParallelism\"\x80\t\n" +
+	"\x0fmax_parallelism\x18\x04 \x01(\x05R\x0emaxParallelism\"\xb4\t\n" +
 	"\x04Node\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x05R\x02id\x12\x12\n" +
 	"\x03ref\x18\x02 \x01(\x05H\x00R\x03ref\x127\n" +
@@ -4226,7 +4306,8 @@ const file_plan_proto_rawDesc = "" +
 	"\tcollector\x18\x12 \x01(\v2,.fsql.planwire.v1.DynamicFilterDataCollectorH\x00R\tcollector\x12E\n" +
 	"\rorder_enforce\x18\x13 \x01(\v2\x1e.fsql.planwire.v1.OrderEnforceH\x00R\forderEnforce\x12,\n" +
 	"\x04sink\x18\x14 \x01(\v2\x16.fsql.planwire.v1.SinkH\x00R\x04sink\x12B\n" +
-	"\ftable_commit\x18\x15 \x01(\v2\x1d.fsql.planwire.v1.TableCommitH\x00R\vtableCommitB\x04\n" +
+	"\ftable_commit\x18\x15 \x01(\v2\x1d.fsql.planwire.v1.TableCommitH\x00R\vtableCommit\x122\n" +
+	"\x06rollup\x18\x16 \x01(\v2\x18.fsql.planwire.v1.RollupH\x00R\x06rollupB\x04\n" +
 	"\x02op\"x\n" +
 	"\rInputExchange\x126\n" +
 	"\bexchange\x18\x01 \x01(\v2\x1a.fsql.planwire.v1.ExchangeR\bexchange\x12/\n" +
@@ -4291,7 +4372,11 @@ const file_plan_proto_rawDesc = "" +
 	"\x04pass\x18\x05 \x03(\v2\x16.fsql.planwire.v1.ExprR\x04pass\x12\x1d\n" +
 	"\n" +
 	"pass_names\x18\x06 \x03(\tR\tpassNames\x12<\n" +
-	"\x0eempty_set_only\x18\a \x01(\v2\x16.fsql.planwire.v1.ExprR\femptySetOnly\"j\n" +
+	"\x0eempty_set_only\x18\a \x01(\v2\x16.fsql.planwire.v1.ExprR\femptySetOnly\"y\n" +
+	"\x06Rollup\x12,\n" +
+	"\x05child\x18\x01 \x01(\v2\x16.fsql.planwire.v1.NodeR\x05child\x12\x12\n" +
+	"\x04keys\x18\x02 \x01(\x05R\x04keys\x12-\n" +
+	"\x04aggs\x18\x03 \x03(\v2\x19.fsql.planwire.v1.AggFuncR\x04aggs\"j\n" +
 	"\aSortKey\x12*\n" +
 	"\x04expr\x18\x01 \x01(\v2\x16.fsql.planwire.v1.ExprR\x04expr\x12\x12\n" +
 	"\x04desc\x18\x02 \x01(\bR\x04desc\x12\x1f\n" +
@@ -4546,7 +4631,7 @@ func file_plan_proto_rawDescGZIP() []byte {
 }
 
 var file_plan_proto_enumTypes = make([]protoimpl.EnumInfo, 7)
-var file_plan_proto_msgTypes = make([]protoimpl.MessageInfo, 47)
+var file_plan_proto_msgTypes = make([]protoimpl.MessageInfo, 48)
 var file_plan_proto_goTypes = []any{
 	(ExchangeKind)(0),                  // 0: fsql.planwire.v1.ExchangeKind
 	(JoinType)(0),                      // 1: fsql.planwire.v1.JoinType
@@ -4570,46 +4655,47 @@ var file_plan_proto_goTypes = []any{
 	(*HashAggregate)(nil),              // 19: fsql.planwire.v1.HashAggregate
 	(*IntList)(nil),                    // 20: fsql.planwire.v1.IntList
 	(*Expand)(nil),                     // 21: fsql.planwire.v1.Expand
-	(*SortKey)(nil),                    // 22: fsql.planwire.v1.SortKey
-	(*Sort)(nil),                       // 23: fsql.planwire.v1.Sort
-	(*TopN)(nil),                       // 24: fsql.planwire.v1.TopN
-	(*Limit)(nil),                      // 25: fsql.planwire.v1.Limit
-	(*UnionAll)(nil),                   // 26: fsql.planwire.v1.UnionAll
-	(*FrameBound)(nil),                 // 27: fsql.planwire.v1.FrameBound
-	(*WindowFrame)(nil),                // 28: fsql.planwire.v1.WindowFrame
-	(*WindowFunc)(nil),                 // 29: fsql.planwire.v1.WindowFunc
-	(*Window)(nil),                     // 30: fsql.planwire.v1.Window
-	(*ExprList)(nil),                   // 31: fsql.planwire.v1.ExprList
-	(*Values)(nil),                     // 32: fsql.planwire.v1.Values
-	(*MaxOneRow)(nil),                  // 33: fsql.planwire.v1.MaxOneRow
-	(*DynamicFilterDataCollector)(nil), // 34: fsql.planwire.v1.DynamicFilterDataCollector
-	(*OrderEnforce)(nil),               // 35: fsql.planwire.v1.OrderEnforce
-	(*Sink)(nil),                       // 36: fsql.planwire.v1.Sink
-	(*TableCommit)(nil),                // 37: fsql.planwire.v1.TableCommit
-	(*WriteSpec)(nil),                  // 38: fsql.planwire.v1.WriteSpec
-	(*ExportSpec)(nil),                 // 39: fsql.planwire.v1.ExportSpec
-	(*TableMeta)(nil),                  // 40: fsql.planwire.v1.TableMeta
-	(*MetaColumn)(nil),                 // 41: fsql.planwire.v1.MetaColumn
-	(*WriteOptions)(nil),               // 42: fsql.planwire.v1.WriteOptions
-	(*Expr)(nil),                       // 43: fsql.planwire.v1.Expr
-	(*Column)(nil),                     // 44: fsql.planwire.v1.Column
-	(*Literal)(nil),                    // 45: fsql.planwire.v1.Literal
-	(*Decimal128)(nil),                 // 46: fsql.planwire.v1.Decimal128
-	(*Call)(nil),                       // 47: fsql.planwire.v1.Call
-	(*DataType)(nil),                   // 48: fsql.planwire.v1.DataType
-	(*Field)(nil),                      // 49: fsql.planwire.v1.Field
-	(*Table)(nil),                      // 50: fsql.planwire.v1.Table
-	(*ColumnCheck)(nil),                // 51: fsql.planwire.v1.ColumnCheck
-	(*Partition)(nil),                  // 52: fsql.planwire.v1.Partition
-	(*File)(nil),                       // 53: fsql.planwire.v1.File
+	(*Rollup)(nil),                     // 22: fsql.planwire.v1.Rollup
+	(*SortKey)(nil),                    // 23: fsql.planwire.v1.SortKey
+	(*Sort)(nil),                       // 24: fsql.planwire.v1.Sort
+	(*TopN)(nil),                       // 25: fsql.planwire.v1.TopN
+	(*Limit)(nil),                      // 26: fsql.planwire.v1.Limit
+	(*UnionAll)(nil),                   // 27: fsql.planwire.v1.UnionAll
+	(*FrameBound)(nil),                 // 28: fsql.planwire.v1.FrameBound
+	(*WindowFrame)(nil),                // 29: fsql.planwire.v1.WindowFrame
+	(*WindowFunc)(nil),                 // 30: fsql.planwire.v1.WindowFunc
+	(*Window)(nil),                     // 31: fsql.planwire.v1.Window
+	(*ExprList)(nil),                   // 32: fsql.planwire.v1.ExprList
+	(*Values)(nil),                     // 33: fsql.planwire.v1.Values
+	(*MaxOneRow)(nil),                  // 34: fsql.planwire.v1.MaxOneRow
+	(*DynamicFilterDataCollector)(nil), // 35: fsql.planwire.v1.DynamicFilterDataCollector
+	(*OrderEnforce)(nil),               // 36: fsql.planwire.v1.OrderEnforce
+	(*Sink)(nil),                       // 37: fsql.planwire.v1.Sink
+	(*TableCommit)(nil),                // 38: fsql.planwire.v1.TableCommit
+	(*WriteSpec)(nil),                  // 39: fsql.planwire.v1.WriteSpec
+	(*ExportSpec)(nil),                 // 40: fsql.planwire.v1.ExportSpec
+	(*TableMeta)(nil),                  // 41: fsql.planwire.v1.TableMeta
+	(*MetaColumn)(nil),                 // 42: fsql.planwire.v1.MetaColumn
+	(*WriteOptions)(nil),               // 43: fsql.planwire.v1.WriteOptions
+	(*Expr)(nil),                       // 44: fsql.planwire.v1.Expr
+	(*Column)(nil),                     // 45: fsql.planwire.v1.Column
+	(*Literal)(nil),                    // 46: fsql.planwire.v1.Literal
+	(*Decimal128)(nil),                 // 47: fsql.planwire.v1.Decimal128
+	(*Call)(nil),                       // 48: fsql.planwire.v1.Call
+	(*DataType)(nil),                   // 49: fsql.planwire.v1.DataType
+	(*Field)(nil),                      // 50: fsql.planwire.v1.Field
+	(*Table)(nil),                      // 51: fsql.planwire.v1.Table
+	(*ColumnCheck)(nil),                // 52: fsql.planwire.v1.ColumnCheck
+	(*Partition)(nil),                  // 53: fsql.planwire.v1.Partition
+	(*File)(nil),                       // 54: fsql.planwire.v1.File
 }
 var file_plan_proto_depIdxs = []int32{
 	8,   // 0: fsql.planwire.v1.Plan.fragments:type_name -> fsql.planwire.v1.Fragment
 	10,  // 1: fsql.planwire.v1.Fragment.root:type_name -> fsql.planwire.v1.Node
 	9,   // 2: fsql.planwire.v1.Fragment.output:type_name -> fsql.planwire.v1.Exchange
-	50,  // 3: fsql.planwire.v1.Fragment.tables:type_name -> fsql.planwire.v1.Table
+	51,  // 3: fsql.planwire.v1.Fragment.tables:type_name -> fsql.planwire.v1.Table
 	0,   // 4: fsql.planwire.v1.Exchange.kind:type_name -> fsql.planwire.v1.ExchangeKind
-	43,  // 5: fsql.planwire.v1.Exchange.keys:type_name -> fsql.planwire.v1.Expr
+	44,  // 5: fsql.planwire.v1.Exchange.keys:type_name -> fsql.planwire.v1.Expr
 	11,  // 6: fsql.planwire.v1.Node.input:type_name -> fsql.planwire.v1.InputExchange
 	12,  // 7: fsql.planwire.v1.Node.scan:type_name -> fsql.planwire.v1.Scan
 	14,  // 8: fsql.planwire.v1.Node.filter:type_name -> fsql.planwire.v1.Filter
@@ -4618,101 +4704,104 @@ var file_plan_proto_depIdxs = []int32{
 	17,  // 11: fsql.planwire.v1.Node.nested_loop_join:type_name -> fsql.planwire.v1.NestedLoopJoin
 	19,  // 12: fsql.planwire.v1.Node.hash_aggregate:type_name -> fsql.planwire.v1.HashAggregate
 	21,  // 13: fsql.planwire.v1.Node.expand:type_name -> fsql.planwire.v1.Expand
-	23,  // 14: fsql.planwire.v1.Node.sort:type_name -> fsql.planwire.v1.Sort
-	24,  // 15: fsql.planwire.v1.Node.top_n:type_name -> fsql.planwire.v1.TopN
-	25,  // 16: fsql.planwire.v1.Node.limit:type_name -> fsql.planwire.v1.Limit
-	26,  // 17: fsql.planwire.v1.Node.union_all:type_name -> fsql.planwire.v1.UnionAll
-	30,  // 18: fsql.planwire.v1.Node.window:type_name -> fsql.planwire.v1.Window
-	32,  // 19: fsql.planwire.v1.Node.values:type_name -> fsql.planwire.v1.Values
-	33,  // 20: fsql.planwire.v1.Node.max_one_row:type_name -> fsql.planwire.v1.MaxOneRow
-	34,  // 21: fsql.planwire.v1.Node.collector:type_name -> fsql.planwire.v1.DynamicFilterDataCollector
-	35,  // 22: fsql.planwire.v1.Node.order_enforce:type_name -> fsql.planwire.v1.OrderEnforce
-	36,  // 23: fsql.planwire.v1.Node.sink:type_name -> fsql.planwire.v1.Sink
-	37,  // 24: fsql.planwire.v1.Node.table_commit:type_name -> fsql.planwire.v1.TableCommit
-	9,   // 25: fsql.planwire.v1.InputExchange.exchange:type_name -> fsql.planwire.v1.Exchange
-	49,  // 26: fsql.planwire.v1.InputExchange.schema:type_name -> fsql.planwire.v1.Field
-	43,  // 27: fsql.planwire.v1.Scan.filters:type_name -> fsql.planwire.v1.Expr
-	13,  // 28: fsql.planwire.v1.Scan.dynamic_filters:type_name -> fsql.planwire.v1.DynamicFilterTarget
-	10,  // 29: fsql.planwire.v1.Filter.child:type_name -> fsql.planwire.v1.Node
-	43,  // 30: fsql.planwire.v1.Filter.cond:type_name -> fsql.planwire.v1.Expr
-	10,  // 31: fsql.planwire.v1.Project.child:type_name -> fsql.planwire.v1.Node
-	43,  // 32: fsql.planwire.v1.Project.exprs:type_name -> fsql.planwire.v1.Expr
-	1,   // 33: fsql.planwire.v1.HashJoin.type:type_name -> fsql.planwire.v1.JoinType
-	10,  // 34: fsql.planwire.v1.HashJoin.build:type_name -> fsql.planwire.v1.Node
-	10,  // 35: fsql.planwire.v1.HashJoin.probe:type_name -> fsql.planwire.v1.Node
-	43,  // 36: fsql.planwire.v1.HashJoin.build_keys:type_name -> fsql.planwire.v1.Expr
-	43,  // 37: fsql.planwire.v1.HashJoin.probe_keys:type_name -> fsql.planwire.v1.Expr
-	43,  // 38: fsql.planwire.v1.HashJoin.residual:type_name -> fsql.planwire.v1.Expr
-	1,   // 39: fsql.planwire.v1.NestedLoopJoin.type:type_name -> fsql.planwire.v1.JoinType
-	10,  // 40: fsql.planwire.v1.NestedLoopJoin.build:type_name -> fsql.planwire.v1.Node
-	10,  // 41: fsql.planwire.v1.NestedLoopJoin.probe:type_name -> fsql.planwire.v1.Node
-	43,  // 42: fsql.planwire.v1.NestedLoopJoin.cond:type_name -> fsql.planwire.v1.Expr
-	43,  // 43: fsql.planwire.v1.AggFunc.arg:type_name -> fsql.planwire.v1.Expr
-	48,  // 44: fsql.planwire.v1.AggFunc.type:type_name -> fsql.planwire.v1.DataType
-	10,  // 45: fsql.planwire.v1.HashAggregate.child:type_name -> fsql.planwire.v1.Node
-	2,   // 46: fsql.planwire.v1.HashAggregate.mode:type_name -> fsql.planwire.v1.AggMode
-	43,  // 47: fsql.planwire.v1.HashAggregate.group_by:type_name -> fsql.planwire.v1.Expr
-	18,  // 48: fsql.planwire.v1.HashAggregate.aggs:type_name -> fsql.planwire.v1.AggFunc
-	45,  // 49: fsql.planwire.v1.HashAggregate.seed:type_name -> fsql.planwire.v1.Literal
-	10,  // 50: fsql.planwire.v1.Expand.child:type_name -> fsql.planwire.v1.Node
-	20,  // 51: fsql.planwire.v1.Expand.sets:type_name -> fsql.planwire.v1.IntList
-	43,  // 52: fsql.planwire.v1.Expand.exprs:type_name -> fsql.planwire.v1.Expr
-	43,  // 53: fsql.planwire.v1.Expand.pass:type_name -> fsql.planwire.v1.Expr
-	43,  // 54: fsql.planwire.v1.Expand.empty_set_only:type_name -> fsql.planwire.v1.Expr
-	43,  // 55: fsql.planwire.v1.SortKey.expr:type_name -> fsql.planwire.v1.Expr
-	10,  // 56: fsql.planwire.v1.Sort.child:type_name -> fsql.planwire.v1.Node
-	22,  // 57: fsql.planwire.v1.Sort.keys:type_name -> fsql.planwire.v1.SortKey
-	10,  // 58: fsql.planwire.v1.TopN.child:type_name -> fsql.planwire.v1.Node
-	22,  // 59: fsql.planwire.v1.TopN.keys:type_name -> fsql.planwire.v1.SortKey
-	10,  // 60: fsql.planwire.v1.Limit.child:type_name -> fsql.planwire.v1.Node
-	10,  // 61: fsql.planwire.v1.UnionAll.inputs:type_name -> fsql.planwire.v1.Node
-	4,   // 62: fsql.planwire.v1.FrameBound.kind:type_name -> fsql.planwire.v1.BoundKind
-	43,  // 63: fsql.planwire.v1.FrameBound.value:type_name -> fsql.planwire.v1.Expr
-	3,   // 64: fsql.planwire.v1.WindowFrame.unit:type_name -> fsql.planwire.v1.FrameUnit
-	27,  // 65: fsql.planwire.v1.WindowFrame.start:type_name -> fsql.planwire.v1.FrameBound
-	27,  // 66: fsql.planwire.v1.WindowFrame.end:type_name -> fsql.planwire.v1.FrameBound
-	43,  // 67: fsql.planwire.v1.WindowFunc.arg:type_name -> fsql.planwire.v1.Expr
-	48,  // 68: fsql.planwire.v1.WindowFunc.type:type_name -> fsql.planwire.v1.DataType
-	45,  // 69: fsql.planwire.v1.WindowFunc.default:type_name -> fsql.planwire.v1.Literal
-	10,  // 70: fsql.planwire.v1.Window.child:type_name -> fsql.planwire.v1.Node
-	43,  // 71: fsql.planwire.v1.Window.partition_by:type_name -> fsql.planwire.v1.Expr
-	22,  // 72: fsql.planwire.v1.Window.order_by:type_name -> fsql.planwire.v1.SortKey
-	29,  // 73: fsql.planwire.v1.Window.funcs:type_name -> fsql.planwire.v1.WindowFunc
-	28,  // 74: fsql.planwire.v1.Window.frame:type_name -> fsql.planwire.v1.WindowFrame
-	43,  // 75: fsql.planwire.v1.ExprList.exprs:type_name -> fsql.planwire.v1.Expr
-	31,  // 76: fsql.planwire.v1.Values.rows:type_name -> fsql.planwire.v1.ExprList
-	48,  // 77: fsql.planwire.v1.Values.types:type_name -> fsql.planwire.v1.DataType
-	10,  // 78: fsql.planwire.v1.MaxOneRow.child:type_name -> fsql.planwire.v1.Node
-	10,  // 79: fsql.planwire.v1.DynamicFilterDataCollector.child:type_name -> fsql.planwire.v1.Node
-	43,  // 80: fsql.planwire.v1.DynamicFilterDataCollector.keys:type_name -> fsql.planwire.v1.Expr
-	10,  // 81: fsql.planwire.v1.OrderEnforce.child:type_name -> fsql.planwire.v1.Node
-	10,  // 82: fsql.planwire.v1.Sink.input:type_name -> fsql.planwire.v1.Node
-	38,  // 83: fsql.planwire.v1.Sink.spec:type_name -> fsql.planwire.v1.WriteSpec
-	10,  // 84: fsql.planwire.v1.TableCommit.input:type_name -> fsql.planwire.v1.Node
-	38,  // 85: fsql.planwire.v1.TableCommit.spec:type_name -> fsql.planwire.v1.WriteSpec
-	40,  // 86: fsql.planwire.v1.WriteSpec.meta:type_name -> fsql.planwire.v1.TableMeta
-	42,  // 87: fsql.planwire.v1.WriteSpec.options:type_name -> fsql.planwire.v1.WriteOptions
-	39,  // 88: fsql.planwire.v1.WriteSpec.export:type_name -> fsql.planwire.v1.ExportSpec
-	41,  // 89: fsql.planwire.v1.TableMeta.columns:type_name -> fsql.planwire.v1.MetaColumn
-	44,  // 90: fsql.planwire.v1.Expr.column:type_name -> fsql.planwire.v1.Column
-	45,  // 91: fsql.planwire.v1.Expr.literal:type_name -> fsql.planwire.v1.Literal
-	47,  // 92: fsql.planwire.v1.Expr.call:type_name -> fsql.planwire.v1.Call
-	48,  // 93: fsql.planwire.v1.Column.type:type_name -> fsql.planwire.v1.DataType
-	48,  // 94: fsql.planwire.v1.Literal.type:type_name -> fsql.planwire.v1.DataType
-	46,  // 95: fsql.planwire.v1.Literal.decimal_value:type_name -> fsql.planwire.v1.Decimal128
-	48,  // 96: fsql.planwire.v1.Call.type:type_name -> fsql.planwire.v1.DataType
-	43,  // 97: fsql.planwire.v1.Call.args:type_name -> fsql.planwire.v1.Expr
-	6,   // 98: fsql.planwire.v1.DataType.id:type_name -> fsql.planwire.v1.TypeID
-	5,   // 99: fsql.planwire.v1.DataType.time_unit:type_name -> fsql.planwire.v1.TimeUnit
-	48,  // 100: fsql.planwire.v1.Field.type:type_name -> fsql.planwire.v1.DataType
-	51,  // 101: fsql.planwire.v1.Table.columns:type_name -> fsql.planwire.v1.ColumnCheck
-	52,  // 102: fsql.planwire.v1.Table.partitions:type_name -> fsql.planwire.v1.Partition
-	53,  // 103: fsql.planwire.v1.Partition.files:type_name -> fsql.planwire.v1.File
-	104, // [104:104] is the sub-list for method output_type
-	104, // [104:104] is the sub-list for method input_type
-	104, // [104:104] is the sub-list for extension type_name
-	104, // [104:104] is the sub-list for extension extendee
-	0,   // [0:104] is the sub-list for field type_name
+	24,  // 14: fsql.planwire.v1.Node.sort:type_name -> fsql.planwire.v1.Sort
+	25,  // 15: fsql.planwire.v1.Node.top_n:type_name -> fsql.planwire.v1.TopN
+	26,  // 16: fsql.planwire.v1.Node.limit:type_name -> fsql.planwire.v1.Limit
+	27,  // 17: fsql.planwire.v1.Node.union_all:type_name -> fsql.planwire.v1.UnionAll
+	31,  // 18: fsql.planwire.v1.Node.window:type_name -> fsql.planwire.v1.Window
+	33,  // 19: fsql.planwire.v1.Node.values:type_name -> fsql.planwire.v1.Values
+	34,  // 20: fsql.planwire.v1.Node.max_one_row:type_name -> fsql.planwire.v1.MaxOneRow
+	35,  // 21: fsql.planwire.v1.Node.collector:type_name -> fsql.planwire.v1.DynamicFilterDataCollector
+	36,  // 22: fsql.planwire.v1.Node.order_enforce:type_name -> fsql.planwire.v1.OrderEnforce
+	37,  // 23: fsql.planwire.v1.Node.sink:type_name -> fsql.planwire.v1.Sink
+	38,  // 24: fsql.planwire.v1.Node.table_commit:type_name -> fsql.planwire.v1.TableCommit
+	22,  // 25: fsql.planwire.v1.Node.rollup:type_name -> fsql.planwire.v1.Rollup
+	9,   // 26: fsql.planwire.v1.InputExchange.exchange:type_name -> fsql.planwire.v1.Exchange
+	50,  // 27: fsql.planwire.v1.InputExchange.schema:type_name -> fsql.planwire.v1.Field
+	44,  // 28: fsql.planwire.v1.Scan.filters:type_name -> fsql.planwire.v1.Expr
+	13,  // 29: fsql.planwire.v1.Scan.dynamic_filters:type_name -> fsql.planwire.v1.DynamicFilterTarget
+	10,  // 30: fsql.planwire.v1.Filter.child:type_name -> fsql.planwire.v1.Node
+	44,  // 31: fsql.planwire.v1.Filter.cond:type_name -> fsql.planwire.v1.Expr
+	10,  // 32: fsql.planwire.v1.Project.child:type_name -> fsql.planwire.v1.Node
+	44,  // 33: fsql.planwire.v1.Project.exprs:type_name -> fsql.planwire.v1.Expr
+	1,   // 34: fsql.planwire.v1.HashJoin.type:type_name -> fsql.planwire.v1.JoinType
+	10,  // 35: fsql.planwire.v1.HashJoin.build:type_name -> fsql.planwire.v1.Node
+	10,  // 36: fsql.planwire.v1.HashJoin.probe:type_name -> fsql.planwire.v1.Node
+	44,  // 37: fsql.planwire.v1.HashJoin.build_keys:type_name -> fsql.planwire.v1.Expr
+	44,  // 38: fsql.planwire.v1.HashJoin.probe_keys:type_name -> fsql.planwire.v1.Expr
+	44,  // 39: fsql.planwire.v1.HashJoin.residual:type_name -> fsql.planwire.v1.Expr
+	1,   // 40: fsql.planwire.v1.NestedLoopJoin.type:type_name -> fsql.planwire.v1.JoinType
+	10,  // 41: fsql.planwire.v1.NestedLoopJoin.build:type_name -> fsql.planwire.v1.Node
+	10,  // 42: fsql.planwire.v1.NestedLoopJoin.probe:type_name -> fsql.planwire.v1.Node
+	44,  // 43: fsql.planwire.v1.NestedLoopJoin.cond:type_name -> fsql.planwire.v1.Expr
+	44,  // 44: fsql.planwire.v1.AggFunc.arg:type_name -> fsql.planwire.v1.Expr
+	49,  // 45: fsql.planwire.v1.AggFunc.type:type_name -> fsql.planwire.v1.DataType
+	10,  // 46: fsql.planwire.v1.HashAggregate.child:type_name -> fsql.planwire.v1.Node
+	2,   // 47: fsql.planwire.v1.HashAggregate.mode:type_name -> fsql.planwire.v1.AggMode
+	44,  // 48: fsql.planwire.v1.HashAggregate.group_by:type_name -> fsql.planwire.v1.Expr
+	18,  // 49: fsql.planwire.v1.HashAggregate.aggs:type_name -> fsql.planwire.v1.AggFunc
+	46,  // 50: fsql.planwire.v1.HashAggregate.seed:type_name -> fsql.planwire.v1.Literal
+	10,  // 51: fsql.planwire.v1.Expand.child:type_name -> fsql.planwire.v1.Node
+	20,  // 52: fsql.planwire.v1.Expand.sets:type_name -> fsql.planwire.v1.IntList
+	44,  // 53: fsql.planwire.v1.Expand.exprs:type_name -> fsql.planwire.v1.Expr
+	44,  // 54: fsql.planwire.v1.Expand.pass:type_name -> fsql.planwire.v1.Expr
+	44,  // 55: fsql.planwire.v1.Expand.empty_set_only:type_name -> fsql.planwire.v1.Expr
+	10,  // 56: fsql.planwire.v1.Rollup.child:type_name -> fsql.planwire.v1.Node
+	18,  // 57: fsql.planwire.v1.Rollup.aggs:type_name -> fsql.planwire.v1.AggFunc
+	44,  // 58: fsql.planwire.v1.SortKey.expr:type_name -> fsql.planwire.v1.Expr
+	10,  // 59: fsql.planwire.v1.Sort.child:type_name -> fsql.planwire.v1.Node
+	23,  // 60: fsql.planwire.v1.Sort.keys:type_name -> fsql.planwire.v1.SortKey
+	10,  // 61: fsql.planwire.v1.TopN.child:type_name -> fsql.planwire.v1.Node
+	23,  // 62: fsql.planwire.v1.TopN.keys:type_name -> fsql.planwire.v1.SortKey
+	10,  // 63: fsql.planwire.v1.Limit.child:type_name -> fsql.planwire.v1.Node
+	10,  // 64: fsql.planwire.v1.UnionAll.inputs:type_name -> fsql.planwire.v1.Node
+	4,   // 65: fsql.planwire.v1.FrameBound.kind:type_name -> fsql.planwire.v1.BoundKind
+	44,  // 66: fsql.planwire.v1.FrameBound.value:type_name -> fsql.planwire.v1.Expr
+	3,   // 67: fsql.planwire.v1.WindowFrame.unit:type_name -> fsql.planwire.v1.FrameUnit
+	28,  // 68: fsql.planwire.v1.WindowFrame.start:type_name -> fsql.planwire.v1.FrameBound
+	28,  // 69: fsql.planwire.v1.WindowFrame.end:type_name -> fsql.planwire.v1.FrameBound
+	44,  // 70: fsql.planwire.v1.WindowFunc.arg:type_name -> fsql.planwire.v1.Expr
+	49,  // 71: fsql.planwire.v1.WindowFunc.type:type_name -> fsql.planwire.v1.DataType
+	46,  // 72: fsql.planwire.v1.WindowFunc.default:type_name -> fsql.planwire.v1.Literal
+	10,  // 73: fsql.planwire.v1.Window.child:type_name -> fsql.planwire.v1.Node
+	44,  // 74: fsql.planwire.v1.Window.partition_by:type_name -> fsql.planwire.v1.Expr
+	23,  // 75: fsql.planwire.v1.Window.order_by:type_name -> fsql.planwire.v1.SortKey
+	30,  // 76: fsql.planwire.v1.Window.funcs:type_name -> fsql.planwire.v1.WindowFunc
+	29,  // 77: fsql.planwire.v1.Window.frame:type_name -> fsql.planwire.v1.WindowFrame
+	44,  // 78: fsql.planwire.v1.ExprList.exprs:type_name -> fsql.planwire.v1.Expr
+	32,  // 79: fsql.planwire.v1.Values.rows:type_name -> fsql.planwire.v1.ExprList
+	49,  // 80: fsql.planwire.v1.Values.types:type_name -> fsql.planwire.v1.DataType
+	10,  // 81: fsql.planwire.v1.MaxOneRow.child:type_name -> fsql.planwire.v1.Node
+	10,  // 82: fsql.planwire.v1.DynamicFilterDataCollector.child:type_name -> fsql.planwire.v1.Node
+	44,  // 83: fsql.planwire.v1.DynamicFilterDataCollector.keys:type_name -> fsql.planwire.v1.Expr
+	10,  // 84: fsql.planwire.v1.OrderEnforce.child:type_name -> fsql.planwire.v1.Node
+	10,  // 85: fsql.planwire.v1.Sink.input:type_name -> fsql.planwire.v1.Node
+	39,  // 86: fsql.planwire.v1.Sink.spec:type_name -> fsql.planwire.v1.WriteSpec
+	10,  // 87: fsql.planwire.v1.TableCommit.input:type_name -> fsql.planwire.v1.Node
+	39,  // 88: fsql.planwire.v1.TableCommit.spec:type_name -> fsql.planwire.v1.WriteSpec
+	41,  // 89: fsql.planwire.v1.WriteSpec.meta:type_name -> fsql.planwire.v1.TableMeta
+	43,  // 90: fsql.planwire.v1.WriteSpec.options:type_name -> fsql.planwire.v1.WriteOptions
+	40,  // 91: fsql.planwire.v1.WriteSpec.export:type_name -> fsql.planwire.v1.ExportSpec
+	42,  // 92: fsql.planwire.v1.TableMeta.columns:type_name -> fsql.planwire.v1.MetaColumn
+	45,  // 93: fsql.planwire.v1.Expr.column:type_name -> fsql.planwire.v1.Column
+	46,  // 94: fsql.planwire.v1.Expr.literal:type_name -> fsql.planwire.v1.Literal
+	48,  // 95: fsql.planwire.v1.Expr.call:type_name -> fsql.planwire.v1.Call
+	49,  // 96: fsql.planwire.v1.Column.type:type_name -> fsql.planwire.v1.DataType
+	49,  // 97: fsql.planwire.v1.Literal.type:type_name -> fsql.planwire.v1.DataType
+	47,  // 98: fsql.planwire.v1.Literal.decimal_value:type_name -> fsql.planwire.v1.Decimal128
+	49,  // 99: fsql.planwire.v1.Call.type:type_name -> fsql.planwire.v1.DataType
+	44,  // 100: fsql.planwire.v1.Call.args:type_name -> fsql.planwire.v1.Expr
+	6,   // 101: fsql.planwire.v1.DataType.id:type_name -> fsql.planwire.v1.TypeID
+	5,   // 102: fsql.planwire.v1.DataType.time_unit:type_name -> fsql.planwire.v1.TimeUnit
+	49,  // 103: fsql.planwire.v1.Field.type:type_name -> fsql.planwire.v1.DataType
+	52,  // 104: fsql.planwire.v1.Table.columns:type_name -> fsql.planwire.v1.ColumnCheck
+	53,  // 105: fsql.planwire.v1.Table.partitions:type_name -> fsql.planwire.v1.Partition
+	54,  // 106: fsql.planwire.v1.Partition.files:type_name -> fsql.planwire.v1.File
+	107, // [107:107] is the sub-list for method output_type
+	107, // [107:107] is the sub-list for method input_type
+	107, // [107:107] is the sub-list for extension type_name
+	107, // [107:107] is the sub-list for extension extendee
+	0,   // [0:107] is the sub-list for field type_name
 }
 
 func init() { file_plan_proto_init() }
@@ -4741,13 +4830,14 @@ func file_plan_proto_init() {
 		(*Node_OrderEnforce)(nil),
 		(*Node_Sink)(nil),
 		(*Node_TableCommit)(nil),
+		(*Node_Rollup)(nil),
 	}
-	file_plan_proto_msgTypes[36].OneofWrappers = []any{
+	file_plan_proto_msgTypes[37].OneofWrappers = []any{
 		(*Expr_Column)(nil),
 		(*Expr_Literal)(nil),
 		(*Expr_Call)(nil),
 	}
-	file_plan_proto_msgTypes[38].OneofWrappers = []any{
+	file_plan_proto_msgTypes[39].OneofWrappers = []any{
 		(*Literal_BoolValue)(nil),
 		(*Literal_Int8Value)(nil),
 		(*Literal_Int16Value)(nil),
@@ -4767,7 +4857,7 @@ func file_plan_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_plan_proto_rawDesc), len(file_plan_proto_rawDesc)),
 			NumEnums:      7,
-			NumMessages:   47,
+			NumMessages:   48,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
