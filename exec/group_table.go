@@ -48,9 +48,8 @@ type groupTable struct {
 	ibuf   []int64
 
 	// Any other key: slots hold hash<<32 | (group id + 1), 0 when empty,
-	// at most half full; hashes[g] is group g's hash, for growing.
+	// at most half full.
 	hashSlots
-	hashes []uint32
 
 	// Per-batch scratch, kept between batches.
 	views   []keyView
@@ -163,7 +162,7 @@ func newKeyCol(t arrow.DataType) groupKeyCol {
 // probe positions, converted key columns) is bounded by one batch, like
 // any operator's batch buffers, and is not counted.
 func (g *groupTable) bytes() int64 {
-	n := int64(cap(g.slots))*8 + int64(cap(g.hashes))*4
+	n := int64(cap(g.slots)) * 8
 	if g.ints != nil {
 		n += g.ints.bytes()
 	}
@@ -241,10 +240,6 @@ func (g *groupTable) probe(lo, hi int, out []int32) {
 			}
 			g.pos[r] = p
 		}
-		g.hashes = growArena(g.hashes, len(g.newRows))
-		for _, r := range g.newRows {
-			g.hashes = append(g.hashes, g.hbuf[r])
-		}
 		g.appendGroups(g.newRows)
 		// Candidates whose key differs probe on from the next slot.
 		g.miss = g.miss[:0]
@@ -318,20 +313,29 @@ func (t *hashSlots) allocSlots(size int) {
 }
 
 // growSlots makes room for want groups at most half full, re-inserting
-// every group by its stored hash.
+// every word of the old slots, in slot order. A slot is the top bits of
+// the multiplied hash (slotOf), so in a table 2^j times larger a word's
+// home is its old home times 2^j plus the next j bits: walking the old
+// slots in order writes the new ones in order too, a stream instead of
+// a cache miss per group (re-inserting by group id was 15% of q97's
+// profile).
 func (g *groupTable) growSlots(want int) {
 	size := len(g.slots)
 	for size < 2*want {
 		size <<= 1
 	}
+	old := g.slots
 	g.allocSlots(size)
 	mask := uint32(size - 1)
-	for id, h := range g.hashes {
-		p := g.slotOf(h)
+	for _, w := range old {
+		if w == 0 {
+			continue
+		}
+		p := g.slotOf(uint32(w >> 32))
 		for g.slots[p] != 0 {
 			p = (p + 1) & mask
 		}
-		g.slots[p] = uint64(h)<<32 | uint64(id+1)
+		g.slots[p] = w
 	}
 }
 
