@@ -26,7 +26,9 @@ import (
 // 1/4 and 1/16 of the peak the query reserved there. Each run is a fresh
 // child process (this test binary again), so its peak RSS (the kernel's
 // maxrss of the child) is the query's alone. It prints one table: per
-// run the time and its ratio to the in-memory time, the peak
+// run the time and its ratio to the in-memory time, the child's CPU
+// time (user and system: the query and the engine's opening; load
+// distorts it less than the time) and its ratio, the peak
 // reservation, the peak RSS and RSS minus the budget, and the bytes
 // spilled; then the issue's targets (RSS at most the budget plus 512
 // MiB, at 1/4 at most 2x the in-memory time, every statement finishing
@@ -92,7 +94,7 @@ func TestSpillRSSScale1(t *testing.T) {
 		}
 	}
 	var tab strings.Builder
-	fmt.Fprintf(&tab, "\n%-5s %-8s %10s %6s %10s %10s %10s %10s %8s  %s\n", "query", "budget", "time", "x mem", "reserved", "rss", "rss-budget", "spilled", "rows", "result")
+	fmt.Fprintf(&tab, "\n%-5s %-8s %10s %6s %9s %6s %10s %10s %10s %10s %8s  %s\n", "query", "budget", "time", "x mem", "cpu", "x cpu", "reserved", "rss", "rss-budget", "spilled", "rows", "result")
 	worstOver, worstRatio, failed := int64(0), 0.0, 0
 	for _, q := range queries {
 		b := pickRSS(base[q])
@@ -100,7 +102,7 @@ func TestSpillRSSScale1(t *testing.T) {
 			t.Errorf("%s at the default budget: %s", q, b.Err)
 			continue
 		}
-		fmt.Fprintf(&tab, "%-5s %-8s %10s %6s %8dMi %8dMi %10s %8dMi %8d  ok\n", q, "default", b.Time.Round(time.Millisecond), "1.00", b.Peak>>20, b.RSS>>20, "-", b.Spilled>>20, b.Rows)
+		fmt.Fprintf(&tab, "%-5s %-8s %10s %6s %9s %6s %8dMi %8dMi %10s %8dMi %8d  ok\n", q, "default", b.Time.Round(time.Millisecond), "1.00", b.CPU.Round(time.Millisecond), "1.00", b.Peak>>20, b.RSS>>20, "-", b.Spilled>>20, b.Rows)
 		for _, div := range []int64{4, 16} {
 			key := q + "/" + strconv.FormatInt(div, 10)
 			r, budget := pickRSS(small[key]), budgets[key]
@@ -128,7 +130,8 @@ func TestSpillRSSScale1(t *testing.T) {
 					worstRatio = max(worstRatio, ratio)
 				}
 			}
-			fmt.Fprintf(&tab, "%-5s %-8s %10s %6.2f %8dMi %8dMi %8dMi %8dMi %8d  %s\n", q, name, r.Time.Round(time.Millisecond), ratio, r.Peak>>20, r.RSS>>20, (r.RSS-budget)>>20, r.Spilled>>20, r.Rows, result)
+			fmt.Fprintf(&tab, "%-5s %-8s %10s %6.2f %9s %6.2f %8dMi %8dMi %8dMi %8dMi %8d  %s\n", q, name, r.Time.Round(time.Millisecond), ratio,
+				r.CPU.Round(time.Millisecond), float64(r.CPU)/float64(max(b.CPU, 1)), r.Peak>>20, r.RSS>>20, (r.RSS-budget)>>20, r.Spilled>>20, r.Rows, result)
 		}
 	}
 	fmt.Fprintf(&tab, "targets: RSS - budget at most %d MiB (worst %d MiB); at 1/4 at most 2x the in-memory time (worst %.2fx); every statement finishes at 1/16 (%d runs failed); %d run(s) each, median time, highest RSS\n",
@@ -140,7 +143,8 @@ func TestSpillRSSScale1(t *testing.T) {
 const rssSlack = 512 << 20
 
 // pickRSS folds the runs of one configuration: the first error if any
-// run failed, else the median time and the highest RSS and peak.
+// run failed, else the median time and CPU time and the highest RSS and
+// peak.
 func pickRSS(rs []rssResult) rssResult {
 	for _, r := range rs {
 		if r.Err != "" {
@@ -149,12 +153,14 @@ func pickRSS(rs []rssResult) rssResult {
 	}
 	out := rs[0]
 	times := make([]time.Duration, len(rs))
+	cpus := make([]time.Duration, len(rs))
 	for i, r := range rs {
-		times[i] = r.Time
+		times[i], cpus[i] = r.Time, r.CPU
 		out.RSS, out.Peak = max(out.RSS, r.RSS), max(out.Peak, r.Peak)
 	}
 	slices.Sort(times)
-	out.Time = times[len(times)/2]
+	slices.Sort(cpus)
+	out.Time, out.CPU = times[len(times)/2], cpus[len(cpus)/2]
 	return out
 }
 
@@ -164,6 +170,7 @@ type rssResult struct {
 	Peak    int64 // the query's peak reservation
 	Spilled int64 // bytes written to spill files, all operators
 	Time    time.Duration
+	CPU     time.Duration `json:"-"` // the child's user and system time, filled by the parent
 	Err     string
 	RSS     int64 `json:"-"` // the child's peak RSS, filled by the parent
 }
@@ -192,6 +199,7 @@ func rssChild(t *testing.T, dir, q string, budget int64) rssResult {
 	}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		r.RSS = ru.Maxrss << 10 // KiB on Linux
+		r.CPU = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	}
 	return r
 }
