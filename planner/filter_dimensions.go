@@ -36,8 +36,49 @@ func (r filterDimensions) Apply(p Plan, ctx *Context) (Plan, bool, error) {
 		if np := pushOntoInput(j); np != nil {
 			return np, true, nil
 		}
+		if np := pushBelowSemi(j); np != nil {
+			return np, true, nil
+		}
 		return p, false, nil
 	})
+}
+
+// pushBelowSemi moves j below a semi or anti join on its left side that
+// stays above the MultiJoin (its key is the fact's, as q14b's `ss_item_sk
+// IN (select ... from cross_items)`), and onto the MultiJoin's input there
+// (pushOntoInput); nil when that does not apply. A semi or anti join S
+// keeps or drops rows of its left side L by L's columns alone, so
+// (L ⋉ S) ⋈ R = (L ⋈ R) ⋉ S and (L ⋉ S) ⋉ R = (L ⋉ R) ⋉ S when j reads
+// L's columns only, which are S's output. q14b's `d_week_seq = (select
+// ...)` then filters date_dim before it meets store_sales, and dynamic
+// pruning reads one week of sales instead of every year.
+func pushBelowSemi(j *Join) Plan {
+	s, ok := j.Left.(*Join)
+	if !ok || (s.Type != SemiJoin && s.Type != AntiJoin) {
+		return nil
+	}
+	below := &Join{Type: j.Type, Left: s.Left, Right: j.Right, Cond: j.Cond}
+	moved := pushOntoInput(below)
+	if moved == nil {
+		// Further semi joins on the way (each keeps its place above).
+		if moved = pushBelowSemi(below); moved == nil {
+			return nil
+		}
+	}
+	// S's condition reads its left side's columns, then its right side's,
+	// which move past the columns j's right side adds.
+	lw := width(s.Left)
+	grow := width(moved) - lw
+	cond := s.Cond
+	if cond != nil && grow > 0 {
+		cond = remap(cond, func(c int) int {
+			if c >= lw {
+				return c + grow
+			}
+			return c
+		})
+	}
+	return &Join{Type: s.Type, Left: moved, Right: s.Right, Cond: cond}
 }
 
 // pushOntoInput returns j rewritten with its right side joined onto one

@@ -473,8 +473,16 @@ func (b *Binder) limit(p planner.Plan, lim *ast.Limit) (planner.Plan, error) {
 // none (an anti join). Set operations compare NULLs as equal, so each
 // column pair is matched on (c IS NULL, COALESCE(c, zero)): never NULL,
 // and equal exactly when the values are not distinct.
+//
+// The right side is made distinct too: a semi or anti join's answer does
+// not depend on how often a right row occurs, and the join builds its
+// hash table from the right rows, which the two-phase DISTINCT shrinks
+// before they are shuffled or broadcast (TPC-DS q14's cross_items
+// intersects 860,000 catalog and 430,000 web sales rows of 1,700 distinct
+// brand, class and category triples). distinct leaves rows that are
+// distinct already as they are.
 func (b *Binder) intersectExcept(left, right planner.Plan, except bool) (planner.Plan, error) {
-	left = distinct(left)
+	left, right = distinct(left), distinct(right)
 	ls, rs := left.Schema(), right.Schema()
 	var conds []expr.Expr
 	for i := range ls {
