@@ -53,6 +53,10 @@ var planCases = []struct{ name, file string }{
 	// year's store sales are pruned to one week; cross_items' INTERSECT
 	// builds on distinct rows.
 	{"q14b", "tpcds/queries/q14b.sql"},
+	// A filtered date_dim joined with q2's weekly aggregate on the week
+	// semi-joins the aggregate's date_dim (filter_group_keys), so the
+	// sales under the UNION ALL are pruned to the filtered year's weeks.
+	{"q2", "tpcds/queries/q2.sql"},
 	{"semi_join", "plans/semi_join.sql"},
 	{"left_join", "plans/left_join.sql"},
 	{"union_all", "plans/union_all.sql"},

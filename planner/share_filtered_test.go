@@ -15,8 +15,19 @@ import (
 // enough for dynamic pruning), dates dd and customers cc.
 func starCatalog(t *testing.T) *hive.Catalog {
 	t.Helper()
+	return starCatalogLayout(t, true)
+}
+
+// starCatalogLayout is starCatalog with s partitioned by its date key or
+// flat.
+func starCatalogLayout(t *testing.T, partitioned bool) *hive.Catalog {
+	t.Helper()
 	var sb strings.Builder
-	sb.WriteString("partitioned table s (dk int, ck int, amt int) by (dk)\n")
+	if partitioned {
+		sb.WriteString("partitioned table s (dk int, ck int, amt int) by (dk)\n")
+	} else {
+		sb.WriteString("table s (dk int, ck int, amt int)\n")
+	}
 	for i := 0; i < 24000; i++ {
 		fmt.Fprintf(&sb, "%d\t%d\t%d\n", i%24, i%100, i)
 	}
