@@ -47,6 +47,12 @@ type Window struct {
 	Funcs       []WindowFunc
 	// Frame of the framing functions; the zero value is FrameDefault.
 	Frame WindowFrame
+	// Presorted says the input arrives grouped by PartitionBy and, within
+	// a partition, ordered by OrderBy (the output of a window below whose
+	// order implies it, planner/physical_window.go): the window does not
+	// sort, and computes partitions as they stream in, holding a chunk of
+	// complete partitions at a time rather than the whole input.
+	Presorted bool
 }
 
 // FrameUnit says how a frame's offsets count: rows, or order-key values.
@@ -157,8 +163,15 @@ func (w *Window) String() string {
 	if w.Frame.norm() != FrameDefault {
 		frame = ", " + w.Frame.String()
 	}
+	if w.Presorted {
+		frame += ", presorted"
+	}
 	return fmt.Sprintf("Window(%s, partition by [%s], order by [%s]%s)", strings.Join(fs, ", "), exprList(w.PartitionBy), sortKeyList(w.OrderBy), frame)
 }
+
+// WindowFuncReadsFrame reports whether the window function fn (lower
+// case) reads its frame; ranking functions and LAG/LEAD ignore it.
+func WindowFuncReadsFrame(fn string) bool { return windowFuncKinds[fn] }
 
 // windowFuncKinds says which functions read the frame.
 var windowFuncKinds = map[string]bool{
@@ -202,7 +215,7 @@ func (w *Window) Open(tc *TaskContext, inputs []Stream) (Stream, error) {
 	keys = append(keys, w.OrderBy...)
 	buf := newSortBuffer(tc, w.Child.Schema(), keys, "window", -1)
 	buf.spillRest = true
-	return &windowStream{w: w, in: inputs[0], keys: keys, buf: buf, schema: w.Schema()}, nil
+	return &windowStream{w: w, in: inputs[0], keys: keys, buf: buf, schema: w.Schema(), presorted: w.Presorted}, nil
 }
 
 // windowStream sorts its input by partition and order keys (an external
@@ -236,6 +249,9 @@ type windowStream struct {
 	// big is the partition larger than the share being computed from its
 	// spill file (window_spill.go).
 	big *bigPartition
+	// presorted: the input is in window order (Window.Presorted); it is
+	// read chunk by chunk as the sorted rows, never drained or sorted.
+	presorted bool
 }
 
 // windowChunkRows is how many sorted rows chunked mode gathers at most
@@ -256,6 +272,10 @@ func (s *windowStream) chunkFull() bool {
 func (s *windowStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if !s.done && s.presorted {
+		s.res = s.buf.tc.reservation("window", true)
+		s.done = true
 	}
 	if !s.done {
 		if err := s.buf.drain(ctx, s.in); err != nil {
@@ -314,7 +334,7 @@ func (s *windowStream) nextChunk(ctx context.Context) error {
 		s.waiting = nil
 		if b == nil {
 			var err error
-			if b, err = s.buf.next(ctx); err == io.EOF {
+			if b, err = s.nextSorted(ctx); err == io.EOF {
 				s.eof = true
 				break
 			} else if err != nil {
@@ -347,6 +367,25 @@ func (s *windowStream) nextChunk(ctx context.Context) error {
 		return nil
 	}
 	return s.computeCut()
+}
+
+// nextSorted returns the next batch of rows in window order: from the
+// sort, or straight from a presorted input (empty batches skipped, since
+// partition boundaries are found from a batch's last row).
+func (s *windowStream) nextSorted(ctx context.Context) (arrow.RecordBatch, error) {
+	if !s.presorted {
+		return s.buf.next(ctx)
+	}
+	for {
+		b, err := s.in.Next(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if b.NumRows() > 0 {
+			return b, nil
+		}
+		b.Release()
+	}
 }
 
 // refused takes batch b, which the share refused, when the chunk holds

@@ -224,7 +224,7 @@ func (s *windowStream) spillPartition(ctx context.Context, ended bool) error {
 		return err
 	}
 	for !ended && !s.eof {
-		b, err := s.buf.next(ctx)
+		b, err := s.nextSorted(ctx)
 		if err == io.EOF {
 			s.eof = true
 			break

@@ -147,20 +147,7 @@ func (b *physBuilder) buildNode(p Plan) (phys, error) {
 	case *Limit:
 		return b.limit(n)
 	case *Window:
-		c, err := b.build(n.Child)
-		if err != nil {
-			return c, err
-		}
-		in := c.node
-		single := c.single
-		if !single {
-			if len(n.PartitionBy) == 0 {
-				in, single = b.gather(c), true
-			} else {
-				in = b.hash(c.node, n.PartitionBy)
-			}
-		}
-		return phys{&exec.Window{Child: in, PartitionBy: n.PartitionBy, OrderBy: n.OrderBy, Funcs: n.Funcs, Frame: n.Frame}, single}, nil
+		return b.window(n)
 	case *Union:
 		var ins []phys
 		anySingle := false

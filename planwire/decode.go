@@ -318,7 +318,7 @@ func (d *decoder) op(m *pb.Node) (exec.Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		out := &exec.Window{Frame: frame}
+		out := &exec.Window{Frame: frame, Presorted: w.Presorted}
 		if out.Child, err = d.node(w.Child); err != nil {
 			return nil, err
 		}

@@ -278,7 +278,7 @@ func (e *encoder) node(n exec.Node) (*pb.Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		m := &pb.Window{Frame: frame}
+		m := &pb.Window{Frame: frame, Presorted: x.Presorted}
 		if m.Child, err = e.node(x.Child); err != nil {
 			return nil, err
 		}

@@ -37,7 +37,7 @@ var encoded = map[reflect.Type][]string{
 	reflect.TypeFor[exec.TopN]():                       {"Child", "Keys", "N", "Offset"},
 	reflect.TypeFor[exec.Limit]():                      {"Child", "N", "Offset"},
 	reflect.TypeFor[exec.UnionAll]():                   {"Inputs"},
-	reflect.TypeFor[exec.Window]():                     {"Child", "PartitionBy", "OrderBy", "Funcs", "Frame"},
+	reflect.TypeFor[exec.Window]():                     {"Child", "PartitionBy", "OrderBy", "Funcs", "Frame", "Presorted"},
 	reflect.TypeFor[exec.Values]():                     {"Rows", "Names", "Types"},
 	reflect.TypeFor[exec.MaxOneRow]():                  {"Child"},
 	reflect.TypeFor[exec.DynamicFilterDataCollector](): {"ID", "Child", "Keys"},

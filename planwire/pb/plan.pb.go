@@ -2434,12 +2434,15 @@ func (x *WindowFunc) GetDefault() *Literal {
 }
 
 type Window struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Child         *Node                  `protobuf:"bytes,1,opt,name=child,proto3" json:"child,omitempty"`
-	PartitionBy   []*Expr                `protobuf:"bytes,2,rep,name=partition_by,json=partitionBy,proto3" json:"partition_by,omitempty"`
-	OrderBy       []*SortKey             `protobuf:"bytes,3,rep,name=order_by,json=orderBy,proto3" json:"order_by,omitempty"`
-	Funcs         []*WindowFunc          `protobuf:"bytes,4,rep,name=funcs,proto3" json:"funcs,omitempty"`
-	Frame         *WindowFrame           `protobuf:"bytes,5,opt,name=frame,proto3" json:"frame,omitempty"`
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	Child       *Node                  `protobuf:"bytes,1,opt,name=child,proto3" json:"child,omitempty"`
+	PartitionBy []*Expr                `protobuf:"bytes,2,rep,name=partition_by,json=partitionBy,proto3" json:"partition_by,omitempty"`
+	OrderBy     []*SortKey             `protobuf:"bytes,3,rep,name=order_by,json=orderBy,proto3" json:"order_by,omitempty"`
+	Funcs       []*WindowFunc          `protobuf:"bytes,4,rep,name=funcs,proto3" json:"funcs,omitempty"`
+	Frame       *WindowFrame           `protobuf:"bytes,5,opt,name=frame,proto3" json:"frame,omitempty"`
+	// presorted: the input arrives in window order and is not sorted again
+	// (a decoder that ignores it sorts, which gives the same answer).
+	Presorted     bool `protobuf:"varint,6,opt,name=presorted,proto3" json:"presorted,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2507,6 +2510,13 @@ func (x *Window) GetFrame() *WindowFrame {
 		return x.Frame
 	}
 	return nil
+}
+
+func (x *Window) GetPresorted() bool {
+	if x != nil {
+		return x.Presorted
+	}
+	return false
 }
 
 type ExprList struct {
@@ -4412,13 +4422,14 @@ const file_plan_proto_rawDesc = "" +
 	"\x04type\x18\x03 \x01(\v2\x1a.fsql.planwire.v1.DataTypeR\x04type\x12\x12\n" +
 	"\x04name\x18\x04 \x01(\tR\x04name\x12\f\n" +
 	"\x01n\x18\x05 \x01(\x03R\x01n\x123\n" +
-	"\adefault\x18\x06 \x01(\v2\x19.fsql.planwire.v1.LiteralR\adefault\"\x90\x02\n" +
+	"\adefault\x18\x06 \x01(\v2\x19.fsql.planwire.v1.LiteralR\adefault\"\xae\x02\n" +
 	"\x06Window\x12,\n" +
 	"\x05child\x18\x01 \x01(\v2\x16.fsql.planwire.v1.NodeR\x05child\x129\n" +
 	"\fpartition_by\x18\x02 \x03(\v2\x16.fsql.planwire.v1.ExprR\vpartitionBy\x124\n" +
 	"\border_by\x18\x03 \x03(\v2\x19.fsql.planwire.v1.SortKeyR\aorderBy\x122\n" +
 	"\x05funcs\x18\x04 \x03(\v2\x1c.fsql.planwire.v1.WindowFuncR\x05funcs\x123\n" +
-	"\x05frame\x18\x05 \x01(\v2\x1d.fsql.planwire.v1.WindowFrameR\x05frame\"8\n" +
+	"\x05frame\x18\x05 \x01(\v2\x1d.fsql.planwire.v1.WindowFrameR\x05frame\x12\x1c\n" +
+	"\tpresorted\x18\x06 \x01(\bR\tpresorted\"8\n" +
 	"\bExprList\x12,\n" +
 	"\x05exprs\x18\x01 \x03(\v2\x16.fsql.planwire.v1.ExprR\x05exprs\"\x80\x01\n" +
 	"\x06Values\x12.\n" +
