@@ -421,8 +421,11 @@ func (g *joinGraph) estimate(s uint32) float64 {
 		}
 	}
 	var ds []float64
+	var ins []int
+	pairs := map[[2]int]*pairKeys{}
+	var pairOrder []*pairKeys
 	for _, class := range g.classes {
-		ds = ds[:0]
+		ds, ins = ds[:0], ins[:0]
 		smallest, keyD := math.Inf(1), math.Inf(1)
 		for _, m := range class {
 			if s&(1<<m.input) != 0 {
@@ -441,8 +444,26 @@ func (g *joinGraph) estimate(s uint32) float64 {
 				d = min(g.base[m.input], smallest)
 			}
 			ds = append(ds, max(min(d, keyD), 1))
+			ins = append(ins, m.input)
 		}
 		if len(ds) < 2 {
+			continue
+		}
+		if len(ds) == 2 && ins[0] != ins[1] {
+			// An equality of two inputs: divided below with the pair's
+			// other keys.
+			a, b, da, db := ins[0], ins[1], ds[0], ds[1]
+			if a > b {
+				a, b, da, db = b, a, db, da
+			}
+			pk := pairs[[2]int{a, b}]
+			if pk == nil {
+				pk = &pairKeys{a: a, b: b, da: 1, db: 1}
+				pairs[[2]int{a, b}] = pk
+				pairOrder = append(pairOrder, pk)
+			}
+			pk.da *= da
+			pk.db *= db
 			continue
 		}
 		slices.Sort(ds)
@@ -450,7 +471,26 @@ func (g *joinGraph) estimate(s uint32) float64 {
 			rows /= d
 		}
 	}
+	// Two inputs that meet on several keys meet on one composite key,
+	// whose distinct values on a side are at most that side's rows, not
+	// the product of its keys' counts: q50's store_sales and
+	// store_returns on ticket, item and customer (240k, 18k and 100k
+	// values) keep a returns row's sale, where the product made the join
+	// one row and put it before the returns' date filter. With one key
+	// this is the class's larger count, as for the classes above.
+	for _, pk := range pairOrder { // in class order, so estimates repeat exactly
+		da := min(pk.da, max(g.base[pk.a], 1))
+		db := min(pk.db, max(g.base[pk.b], 1))
+		rows /= max(da, db)
+	}
 	return max(rows, 1)
+}
+
+// pairKeys is, for two inputs joined by equalities of their keys, the
+// product of the keys' distinct counts on each side.
+type pairKeys struct {
+	a, b   int
+	da, db float64
 }
 
 // plan builds the chosen tree and restores the bound column order on top.
