@@ -61,6 +61,25 @@ func BenchmarkCompareInt64(b *testing.B) {
 	benchEval(b, e, batch)
 }
 
+// BenchmarkCompareInt32 is q9's ss_quantity <= 20 over random values.
+func BenchmarkCompareInt32(b *testing.B) {
+	mem := memory.NewGoAllocator()
+	ib := array.NewInt32Builder(mem)
+	for i := 0; i < 8192; i++ {
+		ib.Append(int32(i*7919%10007) % 100)
+	}
+	a := ib.NewArray()
+	ib.Release()
+	batch := array.NewRecordBatch(arrow.NewSchema([]arrow.Field{{Name: "q", Type: a.DataType()}}, nil), []arrow.Array{a}, 8192)
+	a.Release()
+	b.Cleanup(batch.Release)
+	e, err := NewCall("<=", NewColumn(0, tInt32, "q"), NewLiteral(int32(20), tInt32))
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchEval(b, e, batch)
+}
+
 func BenchmarkCompareDecimal(b *testing.B) {
 	batch := benchBatch(b)
 	e, err := NewCall(">=", NewColumn(0, batch.Column(0).DataType(), "d"), dec("12.50", 4, 2))
