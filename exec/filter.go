@@ -39,13 +39,14 @@ func (f *Filter) Open(tc *TaskContext, inputs []Stream) (Stream, error) {
 	if f.Cond.DataType().ID() != arrow.BOOL {
 		return nil, fmt.Errorf("%w: filter condition %s is %s, not boolean", ErrInternal, f.Cond, f.Cond.DataType())
 	}
-	return &filterStream{f: f, in: inputs[0], ec: exprContext(tc)}, nil
+	return &filterStream{f: f, in: inputs[0], ec: exprContext(tc), steps: newConjunctSteps(f.Cond, f.Child.Schema())}, nil
 }
 
 type filterStream struct {
-	f  *Filter
-	in Stream
-	ec *expr.Context
+	f     *Filter
+	in    Stream
+	ec    *expr.Context
+	steps *conjunctSteps // nil: the condition is evaluated whole
 }
 
 func (s *filterStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
@@ -60,7 +61,12 @@ func (s *filterStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		if err != nil {
 			return nil, err
 		}
-		out, err := filterBatch(s.ec, s.f.Cond, b)
+		var out arrow.RecordBatch
+		if s.steps != nil {
+			out, err = s.steps.filter(s.ec, s.f.Cond, b)
+		} else {
+			out, err = filterBatch(s.ec, s.f.Cond, b)
+		}
 		b.Release()
 		if err != nil {
 			return nil, err

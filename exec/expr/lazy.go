@@ -21,6 +21,12 @@ import (
 // batch, which is cheaper than selecting rows; only arguments that may
 // fail run over a batch holding just the rows that reach them.
 
+// CanFail reports whether evaluating e may return an error for some row
+// (conservatively: an unknown function may fail). An operator that
+// evaluates e over other rows than the ones SQL's order of evaluation
+// gives it (exec's filter steps) may do so only when it cannot.
+func CanFail(e Expr) bool { return canFail(e) }
+
 // canFail reports whether evaluating e may return an error for some row.
 // It is conservative: an unknown function may fail.
 func canFail(e Expr) bool {

@@ -100,22 +100,29 @@ func Filter(alloc memory.Allocator, a arrow.Array, mask *array.Boolean) (arrow.A
 
 // FilterBatch returns the rows of b where mask is valid and true, and
 // their selection vector (built in sel's storage, so a caller that keeps
-// it allocates once). It copies only when it must: with no row kept it returns
-// nil; with every row kept, b itself (retained); with the kept rows one
-// run covering at least half of b, a zero-copy slice of b (a smaller run
-// is copied, so that a few rows do not hold a whole batch's buffers);
-// otherwise the kept rows gathered into new buffers from alloc.
+// it allocates once), as SelectBatch does.
 func FilterBatch(alloc memory.Allocator, b arrow.RecordBatch, mask *array.Boolean, sel []int32) (arrow.RecordBatch, []int32, error) {
 	sel = Selection(mask, sel[:0])
+	out, err := SelectBatch(alloc, b, sel)
+	return out, sel, err
+}
+
+// SelectBatch returns rows sel (ascending, no repeats) of b. It copies
+// only when it must: with no row kept it returns nil; with every row
+// kept, b itself (retained); with the kept rows one run covering at least
+// half of b, a zero-copy slice of b (a smaller run is copied, so that a
+// few rows do not hold a whole batch's buffers); otherwise the kept rows
+// gathered into new buffers from alloc.
+func SelectBatch(alloc memory.Allocator, b arrow.RecordBatch, sel []int32) (arrow.RecordBatch, error) {
 	kept := len(sel)
 	switch {
 	case kept == 0:
-		return nil, sel, nil
+		return nil, nil
 	case int64(kept) == b.NumRows():
 		b.Retain()
-		return b, sel, nil
+		return b, nil
 	case int(sel[kept-1]-sel[0])+1 == kept && 2*int64(kept) >= b.NumRows():
-		return b.NewSlice(int64(sel[0]), int64(sel[kept-1])+1), sel, nil
+		return b.NewSlice(int64(sel[0]), int64(sel[kept-1])+1), nil
 	}
 	cols := make([]arrow.Array, b.NumCols())
 	for i, c := range b.Columns() {
@@ -124,7 +131,7 @@ func FilterBatch(alloc memory.Allocator, b arrow.RecordBatch, mask *array.Boolea
 			for _, o := range cols[:i] {
 				o.Release()
 			}
-			return nil, sel, err
+			return nil, err
 		}
 		cols[i] = t
 	}
@@ -132,5 +139,5 @@ func FilterBatch(alloc memory.Allocator, b arrow.RecordBatch, mask *array.Boolea
 	for _, c := range cols {
 		c.Release()
 	}
-	return out, sel, nil
+	return out, nil
 }
