@@ -26,6 +26,21 @@ func bindCompare(fn string, args []Expr) (Expr, error) {
 	if err := arity(fn, args, 2, 2); err != nil {
 		return nil, err
 	}
+	// Bound again with one side folded to a literal (constant folding
+	// rebuilds the call over its old arguments), the other side drops
+	// the implicit cast the old operand types needed, so the types are
+	// derived afresh: `ss_list_price <= 11 + 10` cast the DECIMAL(7,2)
+	// column to DECIMAL(21,2) for the sum on every row; against the
+	// literal 21 it compares in its own type (narrowType). Where the
+	// literal does not fit, CommonType inserts the same cast again.
+	for i := range 2 {
+		if _, lit := args[1-i].(*Literal); lit {
+			if x, ok := isImplicitCast(args[i]); ok {
+				args = []Expr{args[0], args[1]}
+				args[i] = x
+			}
+		}
+	}
 	t, err := CommonType(args[0].DataType(), args[1].DataType())
 	if err != nil {
 		return nil, argCause(fn, args, "", err)
