@@ -1,6 +1,8 @@
 package expr
 
 import (
+	"math/bits"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
@@ -315,6 +317,11 @@ func (k andOrKernel) eval(ctx *Context, c *Call, batch arrow.RecordBatch) (arrow
 	// may overflow: a quarter of its CPU samples). Only when that fails
 	// are the operands evaluated lazily, so an error is still raised only
 	// by a row that reaches the failing operand.
+	if !lazy {
+		if out, ok, err := k.narrowed(ctx, c, batch); ok || err != nil {
+			return out, err
+		}
+	}
 	if args, err := evalArgs(ctx, c.Args, batch); err == nil || !lazy {
 		if err != nil {
 			return nil, err
@@ -359,6 +366,122 @@ func (k andOrKernel) eval(ctx *Context, c *Call, batch arrow.RecordBatch) (arrow
 		acc = next
 	}
 	return acc, nil
+}
+
+// narrowed evaluates an AND (OR) none of whose operands can fail whose
+// later operands cost more than one comparison: the first operand over
+// the whole batch, the others only over the rows it left undecided (not
+// FALSE; for OR not TRUE), when those are at most half of the batch. A
+// range test first and an OR of ranges after it (q28's `ss_quantity
+// between 0 and 5 and (ss_list_price between 11 and 21 or ...)`, which
+// the quantity range leaves one row in twenty of) then evaluates the OR
+// over a twentieth of the rows. ok is false when it does not apply (the
+// caller evaluates every operand whole).
+func (k andOrKernel) narrowed(ctx *Context, c *Call, batch arrow.RecordBatch) (arrow.Array, bool, error) {
+	n := int(batch.NumRows())
+	rest := c.Args[1:]
+	size := 0
+	for _, a := range rest {
+		if !selectable(a) {
+			return nil, false, nil
+		}
+		Walk(a, func(Expr) bool { size++; return true })
+	}
+	if n < 64 || size <= 3 {
+		return nil, false, nil
+	}
+	first, err := c.Args[0].Eval(ctx, batch)
+	if err == nil {
+		err = checkType(c.Args[0], first)
+	}
+	if err != nil {
+		return nil, true, err
+	}
+	defer first.Release()
+	sel := undecided(first.(*array.Boolean), k.isAnd)
+	if len(sel) == 0 {
+		first.Retain()
+		return first, true, nil
+	}
+	var out arrow.Array
+	if 2*len(sel) > n {
+		args, err := evalArgs(ctx, rest, batch)
+		if err != nil {
+			return nil, true, err
+		}
+		out = andOr(ctx, append([]arrow.Array{first}, args...), n, k.isAnd)
+		releaseAll(args)
+		return out, true, nil
+	}
+	var cols []int
+	for _, a := range rest {
+		cols = append(cols, Columns(a)...)
+	}
+	sub, err := selectRows(ctx, batch, sel, cols)
+	if err != nil {
+		return nil, true, err
+	}
+	args, err := evalArgs(ctx, rest, sub)
+	sub.Release()
+	if err != nil {
+		return nil, true, err
+	}
+	part := args[0]
+	if len(args) > 1 {
+		part = andOr(ctx, args, len(sel), k.isAnd)
+		releaseAll(args)
+	}
+	// Decided rows get the dominant value, which leaves them as they are.
+	spread := scatterBool(ctx, part.(*array.Boolean), sel, n, !k.isAnd)
+	part.Release()
+	out = andOr(ctx, []arrow.Array{first, spread}, n, k.isAnd)
+	spread.Release()
+	return out, true, nil
+}
+
+// undecided lists the rows of a that do not decide an AND (a NULL or a
+// TRUE) or, for OR, an OR (a NULL or a FALSE), a byte of rows at a time.
+func undecided(a *array.Boolean, isAnd bool) []int32 {
+	n := a.Len()
+	d := a.Data()
+	off := d.Offset()
+	var vals, valid []byte
+	if bufs := d.Buffers(); len(bufs) > 1 && bufs[1] != nil {
+		vals = bufs[1].Bytes()
+	}
+	if a.NullN() > 0 {
+		valid = a.NullBitmapBytes()
+	}
+	var sel []int32
+	if off%8 != 0 || vals == nil || (a.NullN() > 0 && valid == nil) {
+		for i := 0; i < n; i++ {
+			if !validAt(a, i) || a.Value(i) == isAnd {
+				sel = append(sel, int32(i))
+			}
+		}
+		return sel
+	}
+	vals = vals[off/8:]
+	if valid != nil {
+		valid = valid[off/8:]
+	}
+	for b := 0; b*8 < n; b++ {
+		x := vals[b]
+		if !isAnd {
+			x = ^x
+		}
+		if valid != nil {
+			x |= ^valid[b]
+		}
+		if r := n - b*8; r < 8 {
+			x &= byte(1)<<r - 1
+		}
+		for x != 0 {
+			sel = append(sel, int32(b*8+bits.TrailingZeros8(x)))
+			x &= x - 1
+		}
+	}
+	return sel
 }
 
 // scatterBool spreads the values of a (row k is row sel[k]) over n rows;

@@ -1,8 +1,13 @@
 package expr
 
 import (
+	"math/rand"
 	"strings"
 	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
 func TestThreeValuedLogic(t *testing.T) {
@@ -225,6 +230,71 @@ func TestIsNullBitmap(t *testing.T) {
 		}
 		if g := eval1(t, call(t, fn, i64(3))); g != map[bool]string{true: "false", false: "true"}[fn == "isnull"] {
 			t.Errorf("%s(3) = %s", fn, g)
+		}
+	}
+}
+
+// TestAndOrNarrowed evaluates ANDs and ORs whose first operand decides
+// most rows (the later operands then run over the undecided rows only)
+// and ones whose first operand decides few, over random NULL-rich
+// columns and a batch sliced mid-byte, and wants the values and NULLs of
+// every operand evaluated over the whole batch.
+func TestAndOrNarrowed(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	rng := rand.New(rand.NewSource(3))
+	const n = 1500
+	ab, bb := array.NewInt64Builder(mem), array.NewInt64Builder(mem)
+	for i := 0; i < n; i++ {
+		for _, bl := range []*array.Int64Builder{ab, bb} {
+			if rng.Intn(9) == 0 {
+				bl.AppendNull()
+			} else {
+				bl.Append(int64(rng.Intn(100)))
+			}
+		}
+	}
+	aa, ba := ab.NewArray(), bb.NewArray()
+	ab.Release()
+	bb.Release()
+	schema := arrow.NewSchema([]arrow.Field{{Name: "a", Type: tInt64, Nullable: true}, {Name: "b", Type: tInt64, Nullable: true}}, nil)
+	whole := array.NewRecordBatch(schema, []arrow.Array{aa, ba}, n)
+	aa.Release()
+	ba.Release()
+	defer whole.Release()
+	a, b := NewColumn(0, tInt64, "a"), NewColumn(1, tInt64, "b")
+	conds := []Expr{
+		call(t, "and", call(t, "<", a, i64(10)), call(t, "or", call(t, "<", b, i64(5)), call(t, ">", b, i64(90)), call(t, "=", a, i64(3)))),
+		call(t, "or", call(t, ">", a, i64(5)), call(t, "and", call(t, ">=", b, i64(20)), call(t, "<=", b, i64(30)))),
+		call(t, "or", call(t, "<", a, i64(5)), call(t, "and", call(t, ">=", b, i64(20)), call(t, "isnull", a)), call(t, "=", b, i64(7))),
+		call(t, "and", call(t, ">", a, i64(50)), call(t, "or", call(t, "isnull", b), call(t, "<", b, i64(10)))),
+		call(t, "and", call(t, "isnull", a), call(t, "or", call(t, "isnull", b), call(t, ">", b, i64(60)))),
+	}
+	ctx := &Context{Alloc: mem}
+	for _, batch := range []arrow.RecordBatch{whole, whole.NewSlice(5, n-3)} {
+		for _, e := range conds {
+			c := e.(*Call)
+			got, err := c.Eval(ctx, batch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			args, err := evalArgs(ctx, c.Args, batch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := andOr(ctx, args, int(batch.NumRows()), c.Fn == "and")
+			releaseAll(args)
+			gb, wb := got.(*array.Boolean), want.(*array.Boolean)
+			for r := 0; r < gb.Len(); r++ {
+				if gb.IsValid(r) != wb.IsValid(r) || (wb.IsValid(r) && gb.Value(r) != wb.Value(r)) {
+					t.Fatalf("%s row %d: got %v (valid %v), want %v (valid %v)", e, r, gb.Value(r), gb.IsValid(r), wb.Value(r), wb.IsValid(r))
+				}
+			}
+			got.Release()
+			want.Release()
+		}
+		if batch != whole {
+			batch.Release()
 		}
 	}
 }
