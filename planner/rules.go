@@ -46,7 +46,7 @@ type phase struct {
 // identical subtrees after everything (no rule rewrites the DAG it makes).
 var phases = []phase{
 	{rules: []Rule{foldConstants{}, foldEmpty{}, pushDownFilters{}, leftJoinToAnti{}}, maxPasses: 4},
-	{rules: []Rule{filterGroupKeys{}, filterDimensions{}, searchJoins{}, orderJoins{}}, maxPasses: 1},
+	{rules: []Rule{mergeScalarAggregates{}, filterGroupKeys{}, filterDimensions{}, searchJoins{}, orderJoins{}}, maxPasses: 1},
 	{rules: []Rule{pushDownFilters{}, foldConstants{}, foldEmpty{}}, maxPasses: 4},
 	{rules: []Rule{orderWindows{}}, maxPasses: 1},
 	{rules: []Rule{pruneColumns{}, mergeProjections{}}, maxPasses: 1},
