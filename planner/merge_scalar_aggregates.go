@@ -56,23 +56,7 @@ func (r mergeScalarAggregates) Apply(p Plan, ctx *Context) (Plan, bool, error) {
 	case *MultiJoin:
 		return r.multiJoin(n, ctx)
 	}
-	ch := p.Children()
-	if len(ch) == 0 {
-		return p, false, nil
-	}
-	newCh := make([]Plan, len(ch))
-	changed := false
-	for i, c := range ch {
-		nc, cc, err := r.Apply(c, ctx)
-		if err != nil {
-			return nil, false, err
-		}
-		newCh[i], changed = nc, changed || cc
-	}
-	if !changed {
-		return p, false, nil
-	}
-	return withChildren(p, newCh), true, nil
+	return applyToChildren(p, ctx, r)
 }
 
 // scalarAgg is a scalar aggregate over one scan, under projections.

@@ -122,8 +122,26 @@ func bottomUp(p Plan, ctx *Context, r Rule, at func(Plan) (Plan, bool, error)) (
 	if err := ctx.Err(); err != nil {
 		return nil, false, err
 	}
-	changed := false
+	p, changed, err := applyToChildren(p, ctx, r)
+	if err != nil {
+		return nil, false, err
+	}
+	np, cc, err := at(p)
+	if err != nil {
+		return nil, false, err
+	}
+	return np, changed || cc, nil
+}
+
+// applyToChildren applies rule r to each of p's children and returns p,
+// rebuilt over the new children when any changed: the recursion step of
+// every rule that walks the whole plan.
+func applyToChildren(p Plan, ctx *Context, r Rule) (Plan, bool, error) {
 	ch := p.Children()
+	if len(ch) == 0 {
+		return p, false, nil
+	}
+	changed := false
 	newCh := make([]Plan, len(ch))
 	for i, c := range ch {
 		nc, cc, err := r.Apply(c, ctx)
@@ -132,12 +150,8 @@ func bottomUp(p Plan, ctx *Context, r Rule, at func(Plan) (Plan, bool, error)) (
 		}
 		newCh[i], changed = nc, changed || cc
 	}
-	if changed {
-		p = withChildren(p, newCh)
+	if !changed {
+		return p, false, nil
 	}
-	np, cc, err := at(p)
-	if err != nil {
-		return nil, false, err
-	}
-	return np, changed || cc, nil
+	return withChildren(p, newCh), true, nil
 }

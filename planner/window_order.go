@@ -44,20 +44,7 @@ func (r orderWindows) Apply(p Plan, ctx *Context) (Plan, bool, error) {
 	if w, ok := p.(*Window); ok {
 		return r.chain(w, ctx)
 	}
-	changed := false
-	ch := p.Children()
-	newCh := make([]Plan, len(ch))
-	for i, c := range ch {
-		nc, cc, err := r.Apply(c, ctx)
-		if err != nil {
-			return nil, false, err
-		}
-		newCh[i], changed = nc, changed || cc
-	}
-	if changed {
-		p = withChildren(p, newCh)
-	}
-	return p, changed, nil
+	return applyToChildren(p, ctx, r)
 }
 
 // chain rewrites the stack of windows whose top is top.
