@@ -58,7 +58,8 @@ import (
 // q74, whose references prune each other's customers by customer_id, the
 // copies pruned apart ran in about half the time of one shared copy on
 // both layouts, which these estimates (the customer scan is small) do
-// not see; so q4 and q74 keep their copies. Dynamic filters of joins
+// not see; so those copies stay apart (q4's two web copies, which no
+// such filter prunes, are shared). Dynamic filters of joins
 // inside the copies stay (under the disjunction's dimension in the shared
 // node) and count on both sides.
 // On the partitioned layout two copies pruned to 2001 and 2002 each read
