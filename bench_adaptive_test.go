@@ -110,7 +110,12 @@ func benchList(name string) map[string]bool {
 // generates), FSQL_BENCH_QUERIES=all runs all 103 statements,
 // FSQL_BENCH_ONLY=q3,q7 only the statements named, FSQL_BENCH_CONFIGS=
 // fixed-p2,fixed-p4 only the fixed configs named (adaptive always runs),
-// and FSQL_BENCH_ROUNDS sets the rounds.
+// FSQL_BENCH_ROUNDS sets the rounds, FSQL_BENCH_VARIANTS=NAME:KEY=VALUE,...;NAME2:...
+// adds adaptive configurations with other settings to the same
+// interleaved rounds (reported as NAME/best-fixed, never counted as a
+// fixed setting), and FSQL_BENCH_TABLE=1 logs every statement's median
+// under each configuration and the sum of the best fixed median per
+// statement.
 //
 //	go test -run '^$' -bench AdaptiveTPCDS -benchtime 1x .
 //	FSQL_BENCH_SCALE=1 go test -run '^$' -bench AdaptiveTPCDS -benchtime 1x -timeout 1h .
@@ -172,6 +177,17 @@ func BenchmarkAdaptiveTPCDS(b *testing.B) {
 	}
 	if len(configs) < 2 {
 		b.Fatalf("FSQL_BENCH_CONFIGS=%q names none of fixed-p1, fixed-p2, fixed-p4, fixed-p16", os.Getenv("FSQL_BENCH_CONFIGS"))
+	}
+	// Variants are further adaptive configurations timed in the same
+	// interleaved rounds (for tuning the rule against the fixed settings
+	// under one load), reported beside them but never counted as fixed.
+	nFixed := len(configs)
+	variants, err := benchVariants(os.Getenv("FSQL_BENCH_VARIANTS"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, v := range variants {
+		configs = append(configs, config{v.name, v.kv})
 	}
 	engines := make([]*fsql.Engine, len(configs))
 	for i, c := range configs {
@@ -237,7 +253,7 @@ func BenchmarkAdaptiveTPCDS(b *testing.B) {
 					}
 					meds[c] += medianDuration(ds)
 				}
-				if c > 0 {
+				if c > 0 && c < nFixed {
 					best = min(best, meds[c])
 				}
 				b.Logf("%s (scale %g), %s, %d statements, %s: sum of medians %v (round totals %v)", dir, scale, label, n, configs[c].name, meds[c].Round(time.Millisecond), roundDurations(totals))
@@ -250,13 +266,82 @@ func BenchmarkAdaptiveTPCDS(b *testing.B) {
 				b.ReportMetric(float64(meds[c].Milliseconds()), prefix+cfg.name+"-ms")
 			}
 			b.ReportMetric(float64(meds[0])/float64(best), prefix+"adaptive/best-fixed")
+			for c := nFixed; c < len(configs); c++ {
+				b.ReportMetric(float64(meds[c])/float64(best), prefix+configs[c].name+"/best-fixed")
+			}
 		}
 		set("set", nil)
 		if n := countIn(names, star); n > 0 && n < len(names) {
 			set("star20", star)
 		}
-		logLosses(b, names, configs[0].name, times)
+		logLosses(b, names, configs[0].name, times[:nFixed])
+		if os.Getenv("FSQL_BENCH_TABLE") != "" {
+			logTable(b, names, func(c int) string { return configs[c].name }, nFixed, times)
+		}
 	}
+}
+
+// benchVariant is one extra adaptive configuration of FSQL_BENCH_VARIANTS.
+type benchVariant struct {
+	name string
+	kv   []string
+}
+
+// benchVariants parses FSQL_BENCH_VARIANTS: configurations separated by
+// ";", each NAME:KEY=VALUE,KEY=VALUE (settings over the defaults).
+func benchVariants(v string) ([]benchVariant, error) {
+	var out []benchVariant
+	for _, part := range strings.Split(v, ";") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		name, sets, ok := strings.Cut(part, ":")
+		if !ok || strings.TrimSpace(name) == "" {
+			return nil, fmt.Errorf("FSQL_BENCH_VARIANTS: %q is not NAME:KEY=VALUE,...", part)
+		}
+		bv := benchVariant{name: strings.TrimSpace(name)}
+		for _, kv := range strings.Split(sets, ",") {
+			k, val, ok := strings.Cut(kv, "=")
+			if !ok {
+				return nil, fmt.Errorf("FSQL_BENCH_VARIANTS: %q in %q is not KEY=VALUE", kv, part)
+			}
+			bv.kv = append(bv.kv, strings.TrimSpace(k), strings.TrimSpace(val))
+		}
+		out = append(out, bv)
+	}
+	return out, nil
+}
+
+// logTable logs every statement's median under each config, and the sum
+// over the statements of the best median among the fixed configs (1 to
+// nFixed-1; the first is adaptive, those from nFixed on are variants):
+// what choosing the best fixed setting per statement would take.
+func logTable(b *testing.B, names []string, name func(int) string, nFixed int, times [][][]time.Duration) {
+	var head strings.Builder
+	for c := range times {
+		fmt.Fprintf(&head, " %10s", name(c))
+	}
+	b.Logf("statement%s", head.String())
+	var perBest time.Duration
+	for q, qn := range names {
+		var row strings.Builder
+		best := time.Duration(1<<63 - 1)
+		for c := range times {
+			ds := make([]time.Duration, len(times[c]))
+			for r := range ds {
+				ds[r] = times[c][r][q]
+			}
+			m := medianDuration(ds)
+			if c > 0 && c < nFixed {
+				best = min(best, m)
+			}
+			fmt.Fprintf(&row, " %10v", m.Round(100*time.Microsecond))
+		}
+		perBest += best
+		b.Logf("%-9s%s", qn, row.String())
+	}
+	b.Logf("best fixed setting per statement, summed: %v", perBest.Round(time.Millisecond))
 }
 
 // countIn counts the names in set.
