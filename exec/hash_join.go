@@ -313,6 +313,12 @@ func (s *hashJoinStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 // hash table's share of its rows.
 func buildCost(b arrow.RecordBatch) int64 { return recordBytes(b) + tableBytesPerRow*b.NumRows() }
 
+// BuildCost is what a hash join's table of rows build rows of bytes
+// bytes reserves, as buildCost charges it batch by batch: the runtime
+// weighs a build side it has not opened yet by it (the co-partition
+// switch).
+func BuildCost(bytes, rows int64) int64 { return bytes + tableBytesPerRow*rows }
+
 // tableBytesPerRow is what the hash table costs per build row (chain,
 // head slot, match flag).
 const tableBytesPerRow = 48

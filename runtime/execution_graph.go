@@ -63,6 +63,9 @@ type StageRun struct {
 	TaskBytes   []int64
 	SkewSplits  []policy.SkewSplit
 	Switch      string
+	// CoPartitions describe the stage's planned broadcast joins that ran
+	// co-partitioned (co_partition.go), one line each.
+	CoPartitions []string
 	// Pipelined are the producers that still ran when the stage started
 	// (hybrid shuffle): it read their tasks' output as each committed. Nil
 	// when it started after all its producers finished.
@@ -83,6 +86,8 @@ type StageRun struct {
 	// shared are the shared builds of the stage's broadcast joins, by
 	// join (sharedBuilds), closed when the run ends.
 	shared map[exec.Node]*exec.SharedBuild
+	// coPartitioned are the build inputs of its co-partitioned joins.
+	coPartitioned map[*shuffle.Exchange]*CoPartitionedBuild
 
 	// Scheduler bookkeeping, touched by its loop only.
 	started, finished bool

@@ -350,6 +350,9 @@ func explainAdaptive(sb *strings.Builder, r *StageRun) {
 	if r.Switch != "" {
 		fmt.Fprintf(sb, "  %s\n", r.Switch)
 	}
+	for _, c := range r.CoPartitions {
+		fmt.Fprintf(sb, "  %s\n", c)
+	}
 }
 
 // pipelinedEdges says which input edges of r ran pipelined (hybrid

@@ -449,7 +449,7 @@ func (s *scheduler) spec(att *Attempt) *AttemptSpec {
 		Task: att.Task.Index, Attempt: att.Number, Parallelism: r.Parallelism,
 		Inputs: inputs, Output: r.OutBuffer, Result: s.exec.results,
 		Services: s.services, Stats: att.stats, Worker: att.Worker,
-		SharedBuilds: r.shared,
+		SharedBuilds: r.shared, CoPartitioned: r.coPartitioned,
 	}
 	f := s.fault(r, att.Task.Index, att.Number)
 	spec.Fault = AttemptFault{CancelAfter: f.CancelAfter, FailAt: f.FailAt, FailAtEnd: f.FailAtEnd}
@@ -669,6 +669,9 @@ func (s *scheduler) launch(ctx context.Context, r *StageRun) error {
 		plan = sw.plan(bufs, p)
 		r.Switch = sw.describe(p)
 	} else if s.cfg.Adaptive.Enabled {
+		if !pipelined {
+			p = s.coPartition(r, bufs, p)
+		}
 		// Skew splits need every key group's final bytes: a stage reading
 		// a hash input still being written balances its ranges by the
 		// bytes committed so far instead.
@@ -697,7 +700,7 @@ func (s *scheduler) launch(ctx context.Context, r *StageRun) error {
 	}
 	r.Parallelism = p
 	if p > 1 {
-		r.shared = sharedBuilds(st.Root, s.cfg.Memory)
+		r.shared = sharedBuilds(st.Root, s.cfg.Memory, r.coPartitioned)
 	}
 	r.Start = time.Now()
 	s.exec.progress.launched(st, p)

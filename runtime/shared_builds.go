@@ -8,8 +8,9 @@ import (
 // sharedBuilds finds the hash joins of a stage's tree whose build side is
 // a broadcast exchange, read whole by every task, and gives each a shared
 // build: the stage's tasks then build its table once (exec.SharedBuild).
-// Exchanges end the walk: below them is another stage.
-func sharedBuilds(root exec.Node, budget *exec.MemoryBudget) map[exec.Node]*exec.SharedBuild {
+// Exchanges end the walk: below them is another stage. A co-partitioned
+// join (copart, by its build input) builds its own table in each task.
+func sharedBuilds(root exec.Node, budget *exec.MemoryBudget, copart map[*shuffle.Exchange]*CoPartitionedBuild) map[exec.Node]*exec.SharedBuild {
 	var out map[exec.Node]*exec.SharedBuild
 	var walk func(n exec.Node)
 	walk = func(n exec.Node) {
@@ -17,7 +18,7 @@ func sharedBuilds(root exec.Node, budget *exec.MemoryBudget) map[exec.Node]*exec
 			return
 		}
 		if j, ok := n.(exec.BuildSharer); ok && j.SharesBuild() {
-			if ex, ok := n.Children()[j.BuildInput()].(*shuffle.Exchange); ok && ex.Kind == shuffle.Broadcast {
+			if ex, ok := n.Children()[j.BuildInput()].(*shuffle.Exchange); ok && ex.Kind == shuffle.Broadcast && copart[ex] == nil {
 				if out == nil {
 					out = map[exec.Node]*exec.SharedBuild{}
 				}

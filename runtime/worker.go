@@ -68,6 +68,10 @@ type AttemptSpec struct {
 	// SharedBuilds are the stage run's shared hash tables of broadcast
 	// joins, by join node (exec.SharedBuild); nil when none.
 	SharedBuilds map[exec.Node]*exec.SharedBuild
+	// CoPartitioned are the broadcast build inputs of the stage's
+	// co-partitioned joins (see coPartition), read filtered to the task's
+	// key groups; nil when none.
+	CoPartitioned map[*shuffle.Exchange]*CoPartitionedBuild
 	// Fault is a test and fault-injection facility (see AttemptFault);
 	// Slowdown, above 1, slows every step of the attempt by that factor
 	// (Faults.Slow of the worker it runs on). Worker names where it runs.

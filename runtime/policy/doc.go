@@ -4,7 +4,9 @@
 // (CutRanges, BalancedRanges), which key groups of a join are skewed and
 // how they are split (FindSkew, SkewPlan), and whether a shuffled join
 // turns into a broadcast join at run time (SwitchToBroadcast,
-// ForwardPlan), which running attempts are slow enough to copy
+// ForwardPlan) and whether a planned broadcast join runs co-partitioned
+// instead (CoPartitionLimit, SwitchToCoPartitioned,
+// CoPartitionParallelism), which running attempts are slow enough to copy
 // (FindSlowAttempts, with the pace of each worker's recent attempts,
 // PaceOf and WorkerPace), and which workers take no new attempt
 // (Blocklist, MayBlock).
