@@ -16,6 +16,11 @@ import (
 // without a condition, and the derived tables of a comma join. TPC-DS q9
 // scans store_sales fifteen times (five ranges of ss_quantity, three
 // aggregates each) and q28 six times; after this rule each scans it once.
+// The copies may also be one comma join of scans whose filters differ on
+// one scan only (see varyingScan): q88 joins store_sales with time_dim,
+// household_demographics and store eight times, once per half hour of
+// t_hour and t_minute, and q90 twice; merged, the join runs once under
+// the OR of the time_dim filters, and each count reads its own rows.
 //
 // The merged scan keeps the conjuncts every copy holds and the OR of the
 // copies' other conjuncts (their rests); a projection computes each
@@ -59,11 +64,13 @@ func (r mergeScalarAggregates) Apply(p Plan, ctx *Context) (Plan, bool, error) {
 	return applyToChildren(p, ctx, r)
 }
 
-// scalarAgg is a scalar aggregate over one scan, under projections.
+// scalarAgg is a scalar aggregate, under projections, over one scan or
+// over a comma join of scans (join, its conditions; nil for one scan).
 type scalarAgg struct {
 	projs []*Project // outermost first
 	agg   *Aggregate
-	scan  *Scan
+	scans []*Scan
+	join  *MultiJoin
 }
 
 // mergeableAggs are the aggregates that ignore NULL arguments.
@@ -88,18 +95,43 @@ func asScalarAgg(p Plan) (scalarAgg, bool) {
 			return sa, false
 		}
 	}
-	scan, ok := agg.Child.(*Scan)
-	if !ok || scan.Partitions != nil || scan.Pruned {
-		return sa, false
+	inputs := []Plan{agg.Child}
+	if mj, ok := agg.Child.(*MultiJoin); ok {
+		inputs, sa.join = mj.Inputs, mj
+		// The conditions meet rows of every copy's join, so none may fail.
+		for _, c := range mj.Conds {
+			if !safeResidue(c) {
+				return sa, false
+			}
+		}
 	}
-	sa.agg, sa.scan = agg, scan
+	for _, in := range inputs {
+		scan, ok := in.(*Scan)
+		if !ok || scan.Partitions != nil || scan.Pruned {
+			return sa, false
+		}
+		sa.scans = append(sa.scans, scan)
+	}
+	sa.agg = agg
 	return sa, true
 }
 
-// sameSource reports whether two scans read the same columns of the same
-// table, so their filters and the aggregates' arguments index alike.
-func sameSource(a, b *Scan) bool {
-	return a.Table == b.Table && slices.Equal(a.Columns, b.Columns)
+// sameSource reports whether two scalar aggregates read the same columns
+// of the same tables, joined under the same conditions, so their filters
+// and the aggregates' arguments index alike.
+func sameSource(a, b scalarAgg) bool {
+	if len(a.scans) != len(b.scans) || (a.join == nil) != (b.join == nil) {
+		return false
+	}
+	for i, s := range a.scans {
+		if s.Table != b.scans[i].Table || !slices.Equal(s.Columns, b.scans[i].Columns) {
+			return false
+		}
+	}
+	if a.join == nil {
+		return true
+	}
+	return slices.EqualFunc(a.join.Conds, b.join.Conds, func(x, y expr.Expr) bool { return x.String() == y.String() })
 }
 
 // chainLink reports whether j joins a scalar aggregate onto its left
@@ -212,22 +244,22 @@ func (r mergeScalarAggregates) multiJoin(m *MultiJoin, ctx *Context) (Plan, bool
 // ascending.
 func mergeGroups(inputs []Plan) [][]int {
 	var groups [][]int
-	var scans []*Scan
+	var firsts []scalarAgg
 	for i, in := range inputs {
 		sa, ok := asScalarAgg(in)
 		if !ok {
 			continue
 		}
 		found := false
-		for g, s := range scans {
-			if sameSource(s, sa.scan) {
+		for g, f := range firsts {
+			if sameSource(f, sa) {
 				groups[g] = append(groups[g], i)
 				found = true
 				break
 			}
 		}
 		if !found {
-			scans = append(scans, sa.scan)
+			firsts = append(firsts, sa)
 			groups = append(groups, []int{i})
 		}
 	}
@@ -335,10 +367,14 @@ func reorder(p Plan, order []int, old Schema) Plan {
 // a projection with each member's output columns in order; nil when the
 // members cannot merge.
 func mergeGroup(members []scalarAgg) (Plan, error) {
-	scan := members[0].scan
+	v, ok := varyingScan(members)
+	if !ok {
+		return nil, nil
+	}
+	scan := members[0].scans[v]
 	conj := make([][]expr.Expr, len(members))
 	for i, m := range members {
-		for _, f := range m.scan.Filters {
+		for _, f := range m.scans[v].Filters {
 			conj[i] = append(conj[i], expr.SplitAnd(f)...)
 		}
 		// Every conjunct meets other rows, in another order, than in its
@@ -401,19 +437,29 @@ func mergeGroup(members []scalarAgg) (Plan, error) {
 	}
 	one := *scan
 	one.Filters = filters
-	var child Plan = &one
+	var source Plan = &one
+	at := 0 // where scan v's columns start in the source's output
+	if j := members[0].join; j != nil {
+		inputs := slices.Clone(j.Inputs)
+		inputs[v] = &one
+		for _, in := range inputs[:v] {
+			at += width(in)
+		}
+		source = &MultiJoin{Inputs: inputs, Conds: j.Conds}
+	}
+	child := source
 	needCase := len(rests) > 1 || (len(rests) == 1 && anyEmpty)
-	w := len(scan.Columns)
+	w := width(source)
 	if needCase {
-		s := one.Schema()
-		pr := &Project{Child: &one}
+		s := source.Schema()
+		pr := &Project{Child: source}
 		for c := range w {
 			pr.Exprs = append(pr.Exprs, expr.NewColumn(c, s[c].Type, s[c].Name))
 			pr.Names = append(pr.Names, s[c].Name)
 			pr.Tables = append(pr.Tables, s[c].Table)
 		}
 		for i, r := range rests {
-			pr.Exprs = append(pr.Exprs, r)
+			pr.Exprs = append(pr.Exprs, shift(r, at))
 			pr.Names = append(pr.Names, fmt.Sprintf("__rest%d", i))
 			pr.Tables = append(pr.Tables, "")
 		}
@@ -466,6 +512,39 @@ func mergeGroup(members []scalarAgg) (Plan, error) {
 		}
 	}
 	return top, nil
+}
+
+// varyingScan is the one scan position whose filters differ among the
+// members (0 when none do); false when filters differ at two positions.
+// Merging copies that differ at one scan gives exactly the union of their
+// joins' rows, since an inner join of the other, identical inputs with
+// the OR of that scan's filters is the union of the joins with each
+// filter; filters differing at two scans would join one copy's rows of
+// the first with another copy's rows of the second, which no copy wants.
+func varyingScan(members []scalarAgg) (int, bool) {
+	key := func(s *Scan) []string {
+		var ks []string
+		for _, f := range s.Filters {
+			for _, c := range expr.SplitAnd(f) {
+				ks = append(ks, c.String())
+			}
+		}
+		slices.Sort(ks)
+		return slices.Compact(ks)
+	}
+	v := -1
+	for k, s := range members[0].scans {
+		first := key(s)
+		for _, m := range members[1:] {
+			if !slices.Equal(first, key(m.scans[k])) {
+				if v >= 0 && v != k {
+					return 0, false
+				}
+				v = k
+			}
+		}
+	}
+	return max(v, 0), true
 }
 
 // schema is the member's output: its outermost projection's, or the

@@ -15,6 +15,8 @@ func TestMergeScalarAggregates(t *testing.T) {
 	sb.WriteString("table s (q int, p decimal(7,2), c int)\n1\t1.00\t2\n2\t3.00\t4\n")
 	sb.WriteString("\ntable u (q int, p decimal(7,2))\n1\t1.00\n")
 	sb.WriteString("\ntable r (k int)\n1\n")
+	sb.WriteString("\ntable d (dk int, h int)\n1\t8\n")
+	sb.WriteString("\ntable g (gk int, n int)\n1\t1\n")
 	cat := sltCatalog(t, "m.slt", strings.NewReader(sb.String()))
 	cases := []struct {
 		name   string
@@ -31,6 +33,12 @@ func TestMergeScalarAggregates(t *testing.T) {
 		{"different tables", `select (select count(*) from s where q < 3), (select count(*) from u where q < 3) from r`, 3, 3},
 		{"an aggregate that does not ignore NULLs", `select (select count(*) from s where q < 3), (select group_concat(q) from s where q > 3) from r`, 3, 3},
 		{"a filter that may fail", `select (select count(*) from s where q + 1 > 3), (select count(*) from s where q < 3) from r`, 3, 3},
+		{"one join, filters differing on one table (q88)", `select * from (select count(*) a from s, d, g where q = dk and c = gk and h = 8 and n = 1) x,
+			(select count(*) b from s, d, g where q = dk and c = gk and h = 9 and n = 1) y, (select sum(p) b from s, d, g where q = dk and c = gk and h = 10 and n = 1) z`, 3, 7},
+		{"one join, filters differing on two tables", `select * from (select count(*) a from s, d, g where q = dk and c = gk and h = 8 and n = 1) x,
+			(select count(*) b from s, d, g where q = dk and c = gk and h = 9 and n = 2) y`, 6, 6},
+		{"joins under different conditions", `select * from (select count(*) a from s, d where q = dk and h = 8) x,
+			(select count(*) b from s, d where c = dk and h = 9) y`, 4, 4},
 		{"grouped aggregates", `select * from (select q, count(*) n from s where q < 3 group by q) x, (select count(*) m from s where q > 3) y`, 2, 2},
 	}
 	for _, c := range cases {
