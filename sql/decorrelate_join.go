@@ -173,16 +173,26 @@ func (f *flattener) multiJoin(n *planner.MultiJoin) (flat, error) {
 }
 
 // union flattens every input (an independent one is crossed with D).
+//
+// An input whose domain column j is an inner expression (eliminate: not
+// nullable) holds NULL there for rows whose equality with the host could
+// never hold; as long as every later domain equality is a plain =, they
+// never join back. Once another input's column j comes from the host
+// (nullable), the union's column j is nullable and joins back NULL-safely,
+// and those rows would match a NULL host value: EXISTS (SELECT 1 FROM u
+// WHERE u.k = t.a UNION ALL SELECT 1 FROM u WHERE u.k < t.a) was true for
+// a NULL t.a when u.k held a NULL. So such an input drops them first.
 func (f *flattener) union(n *planner.Union) (flat, error) {
 	u := &planner.Union{}
 	var nullable []bool
+	var fls []flat
 	w := 0
 	for _, in := range n.Inputs {
 		fl, err := f.flatten(in)
 		if err != nil {
 			return flat{}, err
 		}
-		u.Inputs = append(u.Inputs, fl.plan)
+		fls = append(fls, fl)
 		w = fl.width
 		if nullable == nil {
 			nullable = make([]bool, len(fl.nullable))
@@ -190,6 +200,24 @@ func (f *flattener) union(n *planner.Union) (flat, error) {
 		for j, x := range fl.nullable {
 			nullable[j] = nullable[j] || x
 		}
+	}
+	for _, fl := range fls {
+		var keep []expr.Expr
+		for j, x := range fl.nullable {
+			if x || !nullable[j] {
+				continue
+			}
+			c, err := f.b.call("isnotnull", expr.NewColumn(fl.width+j, f.corr.types[j], fmt.Sprintf("__domain%d", j)))
+			if err != nil {
+				return flat{}, err
+			}
+			keep = append(keep, c)
+		}
+		p := fl.plan
+		if len(keep) > 0 {
+			p = &planner.Filter{Child: p, Cond: planner.JoinAnd(keep)}
+		}
+		u.Inputs = append(u.Inputs, p)
 	}
 	return flat{plan: u, width: w, nullable: nullable}, nil
 }
