@@ -226,6 +226,24 @@ func (b *Binder) semiJoin(c ast.ExprNode, plan planner.Plan, sc *scope) (planner
 			plan, x = materialize(plan, x)
 		}
 	}
+	if _, ok := mixedUnionArms(sub.plan); ok {
+		// One arm correlated and one not: a disjunction of the arms'
+		// predicates (subquery_union.go), kept where it is true.
+		host := &subqueryHost{plan: plan}
+		var v expr.Expr
+		if probe != nil {
+			v, err = b.inSubqueryValue(host, x, sub.plan)
+		} else {
+			v, err = b.existsValue(host, sub.plan)
+		}
+		if err == nil && not {
+			v, err = b.call("not", v)
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		return projectPrefix(&planner.Filter{Child: host.plan, Cond: v}, hw), true, nil
+	}
 	typ := planner.SemiJoin
 	if not {
 		typ = planner.AntiJoin
@@ -649,27 +667,35 @@ func (b *Binder) bindInSubquery(x *ast.PatternInExpr, c *exprCtx) (expr.Expr, er
 	if err != nil {
 		return nil, err
 	}
-	var v expr.Expr
-	if hasFreeRefs(sub.plan) {
-		if v, err = b.inValue(c.sub, l, sub.plan); err != nil {
-			return nil, err
-		}
-	} else {
-		if len(expr.Columns(l)) == 0 {
-			c.sub.plan, l = materialize(c.sub.plan, l)
-		}
-		lw := len(c.sub.plan.Schema())
-		eq, err := b.call("=", l, valueColumn(sub.plan, lw))
-		if err != nil {
-			return nil, err
-		}
-		c.sub.plan = &planner.Join{Type: planner.MarkJoin, Left: c.sub.plan, Right: sub.plan, Cond: eq}
-		v = expr.NewColumn(lw, arrow.FixedWidthTypes.Boolean, "mark")
+	v, err := b.inSubqueryValue(c.sub, l, sub.plan)
+	if err != nil {
+		return nil, err
 	}
 	if x.Not {
 		return b.call("not", v)
 	}
 	return v, nil
+}
+
+// inSubqueryValue is the three-valued `l IN (q)` over the rows of host
+// h, whose plan it joins q into.
+func (b *Binder) inSubqueryValue(h *subqueryHost, l expr.Expr, q planner.Plan) (expr.Expr, error) {
+	if arms, ok := mixedUnionArms(q); ok {
+		return b.inUnionArms(h, l, arms)
+	}
+	if hasFreeRefs(q) {
+		return b.inValue(h, l, q)
+	}
+	if len(expr.Columns(l)) == 0 {
+		h.plan, l = materialize(h.plan, l)
+	}
+	lw := len(h.plan.Schema())
+	eq, err := b.call("=", l, valueColumn(q, lw))
+	if err != nil {
+		return nil, err
+	}
+	h.plan = &planner.Join{Type: planner.MarkJoin, Left: h.plan, Right: q, Cond: eq}
+	return expr.NewColumn(lw, arrow.FixedWidthTypes.Boolean, "mark"), nil
 }
 
 // bindExists plans [NOT] EXISTS nested in an expression. With a
@@ -684,20 +710,36 @@ func (b *Binder) bindExists(x *ast.ExistsSubqueryExpr, c *exprCtx) (expr.Expr, e
 	if err != nil {
 		return nil, err
 	}
-	host := c.sub.plan
+	e, err := b.existsValue(c.sub, sub.plan)
+	if err != nil {
+		return nil, err
+	}
+	if !x.Not {
+		return e, nil
+	}
+	return b.call("not", e)
+}
+
+// existsValue is `EXISTS (q)` over the rows of host h, whose plan it
+// joins q into.
+func (b *Binder) existsValue(h *subqueryHost, sq planner.Plan) (expr.Expr, error) {
+	if arms, ok := mixedUnionArms(sq); ok {
+		return b.existsUnionArms(h, arms)
+	}
+	host := h.plan
 	hw := len(host.Schema())
 	boolT := arrow.FixedWidthTypes.Boolean
 	var e expr.Expr
-	if right, conds, ok, err := b.markable(host, sub.plan); err != nil {
+	if right, conds, ok, err := b.markable(host, sq); err != nil {
 		return nil, err
 	} else if ok {
-		c.sub.plan = &planner.Join{Type: planner.MarkJoin, Left: host, Right: right, Cond: planner.JoinAnd(conds)}
+		h.plan = &planner.Join{Type: planner.MarkJoin, Left: host, Right: right, Cond: planner.JoinAnd(conds)}
 		if e, err = b.call("coalesce", expr.NewColumn(hw, boolT, "mark"), expr.NewLiteral(false, boolT)); err != nil {
 			return nil, err
 		}
 	} else {
-		f := b.newFlattener(host, sub.plan)
-		q, err := f.flatten(sub.plan)
+		f := b.newFlattener(host, sq)
+		q, err := f.flatten(sq)
 		if err != nil {
 			return nil, err
 		}
@@ -712,7 +754,7 @@ func (b *Binder) bindExists(x *ast.ExistsSubqueryExpr, c *exprCtx) (expr.Expr, e
 		if err != nil {
 			return nil, err
 		}
-		c.sub.plan = &planner.Join{Type: planner.LeftJoin, Left: host, Right: agg, Cond: planner.JoinAnd(conds)}
+		h.plan = &planner.Join{Type: planner.LeftJoin, Left: host, Right: agg, Cond: planner.JoinAnd(conds)}
 		n, err := b.call("coalesce", expr.NewColumn(hw+k, i64, "__rows"), expr.NewLiteral(int64(0), i64))
 		if err != nil {
 			return nil, err
@@ -721,10 +763,7 @@ func (b *Binder) bindExists(x *ast.ExistsSubqueryExpr, c *exprCtx) (expr.Expr, e
 			return nil, err
 		}
 	}
-	if !x.Not {
-		return e, nil
-	}
-	return b.call("not", e)
+	return e, nil
 }
 
 // markable returns the right side and conditions of a mark join for an
