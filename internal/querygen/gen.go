@@ -1509,6 +1509,12 @@ func (g *Gen) subPred(sc *scope, depth int) Expr {
 				if g.chance(60) {
 					q2.Where = g.pred(in2, depth+1, 1)
 				}
+				if g.chance(35) {
+					// Arms correlated apart: one on an equality (its
+					// domain an inner column, NULLs and all), the other
+					// on another, or on none (joined on its own).
+					g.correlate(q2, in2, sc)
+				}
 				set := &SetOp{Op: []string{"union all", "union", "intersect", "except"}[g.n(4)], Left: q, Right: q2}
 				return &Sub{Kind: In, E: o.e, Not: g.chance(40), Set: set, T: Bool}
 			}
@@ -1542,6 +1548,21 @@ func (g *Gen) subPred(sc *scope, depth int) Expr {
 		case g.chance(12):
 			q.Items = []Item{{key}}
 			g.groupedSub(q, in, key)
+		case !g.opt.NoSetOps && g.chance(12):
+			// EXISTS over a union of two blocks, correlated apart (an
+			// equality, a non-equality beside one, or none).
+			if t2, _ := g.linked(o); t2 != nil {
+				q2, in2 := g.inner(t2)
+				q2.Items = []Item{{&Lit{Val: "1", T: Int}}}
+				if g.chance(60) {
+					q2.Where = g.pred(in2, depth+1, 1)
+				}
+				if g.chance(50) {
+					g.correlate(q2, in2, sc)
+				}
+				set := &SetOp{Op: []string{"union all", "union"}[g.n(2)], Left: q, Right: q2}
+				return &Sub{Kind: Exists, Not: g.chance(40), Set: set, T: Bool}
+			}
 		}
 		return &Sub{Kind: Exists, Not: g.chance(40), Q: q, T: Bool}
 	}
