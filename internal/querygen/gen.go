@@ -73,6 +73,11 @@ type operand struct {
 	e      Expr
 	values []string // raw values of e's type, for constants
 	origin string   // table.column when e is a plain table column
+	// setDecimal marks a set operation's decimal column: DuckDB's text
+	// of it casts each arm to decimal(38,10) (see Select.write), so its
+	// digits after the point differ from MySQL's (0.000 against
+	// 0.0000000000) wherever it becomes text.
+	setDecimal bool
 }
 
 // scope is what a SELECT block's expressions may refer to.
@@ -204,7 +209,7 @@ func (g *Gen) from(q *Select, depth int, top bool) *scope {
 		sc.rows = subScope.rows
 		for i, o := range subScope.ops {
 			c := &Col{Qual: q.From.Alias, Name: "c" + strconv.Itoa(i), T: o.e.Type()}
-			sc.ops = append(sc.ops, operand{e: c, values: o.values, origin: o.origin})
+			sc.ops = append(sc.ops, operand{e: c, values: o.values, origin: o.origin, setDecimal: set != nil && o.e.Type() == Decimal})
 		}
 		if subScope.unique != nil {
 			for _, i := range subScope.uniquePos {
@@ -729,8 +734,9 @@ func (g *Gen) exactAgg(sc *scope, depth int) operand {
 // sorts the text it concatenates, whose order for those is the value's).
 func (g *Gen) groupConcat(sc *scope) *Agg {
 	o := sc.ops[g.n(len(sc.ops))]
-	if o.e.Type() == Float {
-		// A double's text differs (MySQL 2 and -0, DuckDB 2.0 and -0.0).
+	if o.e.Type() == Float || o.setDecimal {
+		// A double's text differs (MySQL 2 and -0, DuckDB 2.0 and -0.0),
+		// and so does a set operation's decimal's (its scale).
 		o.e = &Cast{E: o.e, T: Int}
 	}
 	a := &Agg{Fn: "group_concat", Arg: o.e, Sep: []string{",", ",", ", ", "", "|"}[g.n(5)], T: String}
