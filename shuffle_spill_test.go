@@ -21,10 +21,13 @@ import (
 // fit in it (before exchange output could spill they failed with
 // "shuffle needs … bytes"). Since search_joins, q13's and q48's joins
 // prune so well that their exchanges fit; q4's still spill, so the
-// counters are checked on q4.
+// counters are checked on q4. Since its year_total joins build on
+// customer (build_side.go), q4 no longer broadcasts three 7.6 MB sides
+// of sales and peaks at 11 MB, so the budget is 8 MB, below the 13 MB its
+// exchanges still hold.
 var shuffleSpillQueries = []string{"q4", "q13", "q48"}
 
-const shuffleSpillBudget = "16mb"
+const shuffleSpillBudget = "8mb"
 
 // spillSetEngine opens dir with settings set (KEY=VALUE) under a checked
 // allocator.

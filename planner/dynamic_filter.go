@@ -300,9 +300,9 @@ func outerPrunesSubquery(j *Join) bool {
 }
 
 // probeIsRight reports whether the physical planner will probe with the
-// right input of inner join j (it builds on the smaller side).
+// right input of inner join j (it builds on the left, buildOnLeft).
 func probeIsRight(j *Join) bool {
-	return Estimate(j.Left).Bytes() < Estimate(j.Right).Bytes()
+	return buildOnLeft(j, Estimate(j.Left), Estimate(j.Right))
 }
 
 // scanColumn is a column of a scan's table.

@@ -324,8 +324,7 @@ func (b *physBuilder) join(n *Join) (phys, error) {
 	probe, build := l, r
 	pk, bk := lk, rk
 	swapped := false
-	if n.Type == InnerJoin && le.Bytes() < re.Bytes() {
-		// Build the hash table on the smaller side.
+	if n.Type == InnerJoin && buildOnLeft(n, le, re) {
 		probe, build, pk, bk, swapped = r, l, rk, lk, true
 	}
 	var res expr.Expr
