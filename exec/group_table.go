@@ -448,11 +448,19 @@ func canonicalFloats(raw []byte, w int) {
 // loop.
 func (c *groupKeyCol) append(v *keyView, rows []int32) {
 	c.valid = growArena(c.valid, len(rows))
-	for _, r := range rows {
-		ok := v.valid(int(r))
-		c.valid = append(c.valid, ok)
-		if !ok {
-			c.nulls++
+	vd := c.valid[len(c.valid) : len(c.valid)+len(rows)]
+	c.valid = c.valid[:len(c.valid)+len(rows)]
+	if v.bits == nil {
+		for i := range vd {
+			vd[i] = true
+		}
+	} else {
+		for i, r := range rows {
+			ok := v.valid(int(r))
+			vd[i] = ok
+			if !ok {
+				c.nulls++
+			}
 		}
 	}
 	switch c.kind {
@@ -467,6 +475,10 @@ func (c *groupKeyCol) append(v *keyView, rows []int32) {
 		}
 	case keyFixed:
 		c.raw = growArena(c.raw, len(rows)*c.w)
+		if c.w == 8 || c.w == 4 {
+			c.appendWord(v, rows)
+			return
+		}
 		w := c.w
 		z := zeros[:]
 		if w > len(z) {
@@ -486,6 +498,41 @@ func (c *groupKeyCol) append(v *keyView, rows []int32) {
 		if c.collated {
 			c.origOffs = growArena(c.origOffs, len(rows))
 			c.orig = appendVar(c.orig, &c.origOffs, v, v.origOffs, v.orig, rows)
+		}
+	}
+}
+
+// appendWord is append for 4- and 8-byte keys (c.raw has room): one
+// typed store per row instead of a variable-length append per row, which
+// was more than half of the table's time on q97's new groups. A NULL row
+// stores zeros.
+func (c *groupKeyCol) appendWord(v *keyView, rows []int32) {
+	base := len(c.raw)
+	c.raw = c.raw[:base+len(rows)*c.w]
+	dst := c.raw[base:]
+	if c.w == 8 {
+		d, s := arrow.Uint64Traits.CastFromBytes(dst), arrow.Uint64Traits.CastFromBytes(v.raw)
+		for i, r := range rows {
+			d[i] = s[r]
+		}
+		if v.bits != nil {
+			for i, r := range rows {
+				if !v.valid(int(r)) {
+					d[i] = 0
+				}
+			}
+		}
+		return
+	}
+	d, s := arrow.Uint32Traits.CastFromBytes(dst), arrow.Uint32Traits.CastFromBytes(v.raw)
+	for i, r := range rows {
+		d[i] = s[r]
+	}
+	if v.bits != nil {
+		for i, r := range rows {
+			if !v.valid(int(r)) {
+				d[i] = 0
+			}
 		}
 	}
 }
