@@ -248,7 +248,7 @@ type runtimeFilter struct {
 	count int  // distinct keys when exact
 
 	ints   []int64 // sorted, exact only
-	intSet map[int64]struct{}
+	intSet *intSet
 	// dense is a bitmap over [minI, minI+span) used instead of intSet when
 	// the keys are a narrow range (surrogate and date keys usually are).
 	dense []uint64
@@ -274,7 +274,6 @@ func (k *keyBuilder) freeze() *runtimeFilter {
 	switch k.kind {
 	case kindInt:
 		f.count = len(k.ints)
-		f.intSet = k.ints
 		f.ints = make([]int64, 0, len(k.ints))
 		for x := range k.ints {
 			f.ints = append(f.ints, x)
@@ -288,6 +287,8 @@ func (k *keyBuilder) freeze() *runtimeFilter {
 				d := uint64(x - f.minI)
 				f.dense[d>>6] |= 1 << (d & 63)
 			}
+		} else {
+			f.intSet = newIntSet(f.ints)
 		}
 	case kindString:
 		f.count = len(k.strs)
@@ -311,8 +312,7 @@ func (f *runtimeFilter) matchInt(v int64) bool {
 		d := uint64(v - f.minI)
 		return f.dense[d>>6]&(1<<(d&63)) != 0
 	case f.exact:
-		_, ok := f.intSet[v]
-		return ok
+		return f.intSet.has(v)
 	}
 	return f.bloom.has(hashInt(v))
 }
@@ -471,7 +471,7 @@ func fillIntMask[T intLike](f *runtimeFilter, vals []T, out []byte) {
 			if x < lo || x > hi {
 				continue
 			}
-			if _, ok := set[x]; ok {
+			if set.has(x) {
 				out[i>>3] |= 1 << (i & 7)
 			}
 		}

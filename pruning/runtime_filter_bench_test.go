@@ -30,6 +30,7 @@ func BenchmarkRowMask(b *testing.B) {
 	}{
 		{"dense-365", 365, 73000, 0},
 		{"map-1000-sparse", 1000, 1 << 40, 0},
+		{"map-500-in-range", 500, 1 << 19, 0}, // q84's customer keys
 		{"bloom-100k", 100000, 73000 * 4, 1000},
 	} {
 		c := NewCoordinator(CoordinatorConfig{MaxValues: tc.cap})
