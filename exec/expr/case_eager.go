@@ -88,6 +88,9 @@ func (k caseKernel) evalEager(ctx *Context, c *Call, batch arrow.RecordBatch) (a
 		defer a.Release()
 		return maskRows(ctx.Alloc, a, takes[b]), nil
 	}
+	if a, ok := caseOfLiterals(ctx, k.t, c, takes, n); ok {
+		return a, nil
+	}
 	// Several branches give values: evaluate them over the batch and pick
 	// each row's from its branch (a NULL-literal branch is NULL there).
 	outs := make([]branchOut, nb+1)

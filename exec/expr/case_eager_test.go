@@ -52,7 +52,11 @@ func TestCaseEagerMatchesLazy(t *testing.T) {
 		"dates from two branches":    call(t, "case", isSun, Null(arrow.FixedWidthTypes.Date32), pos, d, Null(arrow.FixedWidthTypes.Date32)),
 		"literal then, column else":  call(t, "case", pos, i64(7), k),
 		"first when wins over later": call(t, "case", pos, i64(1), call(t, ">", k, i64(2)), i64(2), i64(3)),
-		"arithmetic that can fail":   call(t, "case", call(t, "<=", call(t, "-", k, i64(1)), i64(2)), i64(1), call(t, ">", call(t, "*", k, i64(2)), i64(4)), dk, i64(0)),
+		"literal buckets, q99's shape": call(t, "case", call(t, "<=", k, i64(0)), i64(1),
+			call(t, "and", call(t, ">", k, i64(0)), call(t, "<=", k, i64(3))), i64(2),
+			call(t, ">", k, i64(3)), i64(3), i64(0)),
+		"literal buckets with a null else": call(t, "case", pos, i64(1), call(t, "<", k, i64(-1)), i64(2), Null(tInt64)),
+		"arithmetic that can fail":         call(t, "case", call(t, "<=", call(t, "-", k, i64(1)), i64(2)), i64(1), call(t, ">", call(t, "*", k, i64(2)), i64(4)), dk, i64(0)),
 	}
 	for name, e := range cases {
 		c, ok := e.(*Call)
