@@ -188,6 +188,7 @@ func (a *HashAggregate) Open(tc *TaskContext, inputs []Stream) (Stream, error) {
 		s.stateTypes = append(s.stateTypes, t)
 	}
 	s.distinct = s.newDistinct()
+	s.conds, s.condMember = condAggs(a, s.states)
 	if a.Seed != nil && (a.Mode == AggPartial || tc.Task == 0) {
 		if err := s.seed(); err != nil {
 			return nil, err
@@ -234,10 +235,14 @@ type hashAggStream struct {
 	// distinct holds, for each DISTINCT aggregate, the (group id, value)
 	// pairs seen so far; nil for the others.
 	distinct []*groupTable
-	res      *Reservation
-	gids     []int32
-	pids     []int32
-	seen     []bool // firstSeen scratch: pair ids this batch met
+	// conds are the families of conditional aggregates computed in one
+	// pass (agg_cond.go); condMember[i] marks their members.
+	conds      []*condAgg
+	condMember []bool
+	res        *Reservation
+	gids       []int32
+	pids       []int32
+	seen       []bool // firstSeen scratch: pair ids this batch met
 
 	// Partial pass-through (hash_aggregate_pass.go): rows read, whether
 	// the sample was judged, whether rows now pass through, and the
@@ -418,8 +423,23 @@ func (s *hashAggStream) add(b arrow.RecordBatch) error {
 	for _, st := range s.states {
 		st.grow(s.groups.n)
 	}
+	done := s.condMember
+	for _, f := range s.conds {
+		if !f.ready(s.states, b) {
+			done = nil // the CASEs below compute every aggregate
+			break
+		}
+	}
+	if done != nil {
+		for _, f := range s.conds {
+			f.update(s.states, b, s.gids)
+		}
+	}
 	for i, f := range s.a.Aggs {
 		st := s.states[i]
+		if done != nil && done[i] {
+			continue
+		}
 		if s.a.Mode == AggFinal {
 			cols := make([]arrow.Array, len(s.stateCols[i]))
 			for k, c := range s.stateCols[i] {
