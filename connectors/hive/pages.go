@@ -1,10 +1,12 @@
 package hive
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math/bits"
 
 	"github.com/klauspost/compress/snappy"
 	"github.com/parquet-go/parquet-go"
@@ -359,10 +361,23 @@ func (p *pageReader) readData(h *pageHeader, body []byte, pg *page) error {
 	return nil
 }
 
-// countOnes counts the levels that are 1 (present values).
+// countOnes counts the levels that are 1 (present values). Every level of
+// a flat optional column is 0 or 1 (decodeLevels and
+// decodeBitPackedLevels make nothing else), so the population count of
+// eight levels read as one word is their sum: a byte at a time was 3% of
+// the star statements' CPU on the flat layout.
 func countOnes(def []byte) int {
-	n := 0
-	for _, l := range def {
+	n, i := 0, 0
+	for ; i+32 <= len(def); i += 32 {
+		n += bits.OnesCount64(binary.LittleEndian.Uint64(def[i:])) +
+			bits.OnesCount64(binary.LittleEndian.Uint64(def[i+8:])) +
+			bits.OnesCount64(binary.LittleEndian.Uint64(def[i+16:])) +
+			bits.OnesCount64(binary.LittleEndian.Uint64(def[i+24:]))
+	}
+	for ; i+8 <= len(def); i += 8 {
+		n += bits.OnesCount64(binary.LittleEndian.Uint64(def[i:]))
+	}
+	for _, l := range def[i:] {
 		n += int(l)
 	}
 	return n
