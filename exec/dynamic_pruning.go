@@ -38,6 +38,7 @@ func (st *scanStream) pruneDynamic(ctx context.Context) error {
 		return errs.Wrap(errs.Execution, "scan of table %s: %w", st.s.Table.Name, err)
 	}
 	st.dp = dp
+	st.late = newScanRowFilter(st)
 	st.splits = mySplits(st.s.splits(dp), st.p, st.task)
 	return nil
 }

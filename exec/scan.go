@@ -332,19 +332,21 @@ func mySplits(all []Split, p, task int) []Split {
 }
 
 type scanStream struct {
-	s       *Scan
-	tc      *TaskContext
-	p, task int
-	splits  []Split
-	dp      *pruning.Decision // set once a dynamic scan asked the coordinator
-	op      *OperatorStats    // the scan's counters (a private set when not collected)
-	first   bool              // task 0 notes the per-scan counters
-	noted   bool
-	pos     int // next split to open
-	prog    scanProgress
-	cur     *hive.FileReader
-	curSp   *Split
-	closed  bool
+	s        *Scan
+	tc       *TaskContext
+	p, task  int
+	splits   []Split
+	dp       *pruning.Decision // set once a dynamic scan asked the coordinator
+	op       *OperatorStats    // the scan's counters (a private set when not collected)
+	first    bool              // task 0 notes the per-scan counters
+	noted    bool
+	pos      int // next split to open
+	prog     scanProgress
+	cur      *hive.FileReader
+	curSp    *Split
+	late     *scanRowFilter // the dynamic row filter the reader applies, or nil
+	filtered bool           // the last batch next returned was filtered by the reader
+	closed   bool
 }
 
 func (st *scanStream) note() {
@@ -400,6 +402,9 @@ func (st *scanStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		if err != nil {
 			return nil, err
 		}
+		if st.filtered {
+			return b, nil // the reader applied the row filter (scan_late.go)
+		}
 		out, err := st.rowFilter(b)
 		if err != nil || out != nil {
 			return out, err
@@ -424,9 +429,13 @@ func (st *scanStream) next(ctx context.Context) (arrow.RecordBatch, error) {
 			}
 			sp := &st.splits[st.pos]
 			st.pos++
-			r, err := st.s.Table.OpenFile(sp.Partition, sp.File, hive.ScanOptions{
+			opts := hive.ScanOptions{
 				Columns: st.s.Columns, RowGroups: sp.RowGroups, BatchSize: BatchSize, Alloc: st.tc.Alloc,
-			})
+			}
+			if st.late != nil {
+				opts.Filter = st.late
+			}
+			r, err := st.s.Table.OpenFile(sp.Partition, sp.File, opts)
 			if err != nil {
 				return nil, st.wrap(sp, err)
 			}
@@ -434,8 +443,11 @@ func (st *scanStream) next(ctx context.Context) (arrow.RecordBatch, error) {
 		}
 		b, err := st.cur.Next(ctx)
 		if err == nil {
-			st.op.Scan.RowsRead.Add(b.NumRows())
-			st.prog.read(st.tc, st.curSp, b.NumRows())
+			st.filtered = st.cur.Filtered()
+			if !st.filtered { // else counted by scanRowFilter.Select
+				st.op.Scan.RowsRead.Add(b.NumRows())
+				st.prog.read(st.tc, st.curSp, b.NumRows())
+			}
 			return b, nil
 		}
 		sp := st.curSp

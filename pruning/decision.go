@@ -129,6 +129,16 @@ func keepPartition(part *hive.Partition, bound []boundTarget) bool {
 	return true
 }
 
+// FileColumns are the names of the file columns FilterRows tests, in
+// its order (a scan decodes them first, hive.RowFilter).
+func (d *Decision) FileColumns() []string {
+	out := make([]string, len(d.files))
+	for i, b := range d.files {
+		out[i] = b.name
+	}
+	return out
+}
+
 // FiltersFiles reports whether the decision tests row groups and rows
 // (some target is a file column); when false, KeepRowGroup keeps every
 // row group and there is no row filter.

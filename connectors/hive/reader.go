@@ -38,6 +38,10 @@ type ScanOptions struct {
 	// neither counts nor limits, so nothing but speed changes. Any other
 	// allocator (a checked one in tests, a wrapper) is used as given.
 	Alloc memory.Allocator
+	// Filter, when set, drops rows of a Parquet file before the columns it
+	// does not read are decoded (late materialisation, late.go); CSV and
+	// in-memory tables ignore it (FileReader.Filtered says which).
+	Filter RowFilter
 }
 
 // scanPool recycles the buffers of scan batches read without an explicit
@@ -316,6 +320,13 @@ func (r *FileReader) next(ctx context.Context) (rec arrow.RecordBatch, err error
 		r.rgPos++
 	}
 	n := int(min(int64(r.opts.BatchSize), r.rgLeft))
+	if r.opts.Filter != nil && r.osf != nil {
+		rec, err := r.nextFiltered(n)
+		if rec == nil && err == nil {
+			return r.next(ctx) // no row of these n survived
+		}
+		return rec, err
+	}
 	cols := make([]arrow.Array, len(r.decoders))
 	release := func() {
 		for _, c := range cols {
@@ -324,27 +335,11 @@ func (r *FileReader) next(ctx context.Context) (rec arrow.RecordBatch, err error
 			}
 		}
 	}
-	for i, d := range r.decoders {
-		if d == nil {
-			cols[i] = r.constantArray(i, n)
-			continue
-		}
-		a, err := d.read(n)
+	for i := range r.decoders {
+		a, err := r.readColumn(i, n)
 		if err != nil {
 			release()
-			if errors.Is(err, ErrUnsupported) {
-				return nil, fmt.Errorf("%s: column %s: %w", r.file.Path, d.info.name, err)
-			}
-			return nil, fmt.Errorf("%w: %s: column %s: %w", ErrCorrupt, r.file.Path, d.info.name, err)
-		}
-		if to := r.widen[i]; to != nil {
-			w, err := convertArray(r.opts.Alloc, a, to)
-			a.Release()
-			if err != nil {
-				release()
-				return nil, fmt.Errorf("%s: column %s: %w", r.file.Path, d.info.name, err)
-			}
-			a = w
+			return nil, err
 		}
 		cols[i] = a
 	}
@@ -352,6 +347,36 @@ func (r *FileReader) next(ctx context.Context) (rec arrow.RecordBatch, err error
 	rec = array.NewRecordBatch(r.schema, cols, int64(n))
 	release()
 	return rec, nil
+}
+
+// readColumn decodes the next n rows of output column i (a constant for
+// a column read from no file column), widened to the table's type.
+func (r *FileReader) readColumn(i, n int) (arrow.Array, error) {
+	d := r.decoders[i]
+	if d == nil {
+		return r.constantArray(i, n), nil
+	}
+	a, err := d.read(n)
+	if err != nil {
+		return nil, r.columnErr(d, err)
+	}
+	if to := r.widen[i]; to != nil {
+		w, err := convertArray(r.opts.Alloc, a, to)
+		a.Release()
+		if err != nil {
+			return nil, fmt.Errorf("%s: column %s: %w", r.file.Path, d.info.name, err)
+		}
+		a = w
+	}
+	return a, nil
+}
+
+// columnErr says which file and column a decoder's error is about.
+func (r *FileReader) columnErr(d *columnDecoder, err error) error {
+	if errors.Is(err, ErrUnsupported) {
+		return fmt.Errorf("%s: column %s: %w", r.file.Path, d.info.name, err)
+	}
+	return fmt.Errorf("%w: %s: column %s: %w", ErrCorrupt, r.file.Path, d.info.name, err)
 }
 
 // nextCSV returns the CSV reader's next batch with the constant columns
