@@ -630,7 +630,17 @@ func (g *Gen) aggregate(q *Select, sc *scope, depth int, top bool) {
 			q.Having = and(q.Having, g.subPred(ks, depth))
 		}
 	}
-	if top && !g.opt.NoWindows && len(aggOps) > 0 && g.chance(8) {
+	if top && !g.opt.NoWindows && len(aggOps) > 0 && len(q.GroupBy) > 0 && !q.Rollup && g.chance(12) {
+		// Any window over the grouped rows: sum(sum(x)) OVER, lag and
+		// lead ordered on the group keys (unique per row), frames over
+		// aggregates. The window sees the group keys and aggregates only.
+		gs := &scope{unique: q.GroupBy}
+		for _, k := range q.GroupBy {
+			gs.ops = append(gs.ops, operand{e: k, values: valuesOf(sc, k)})
+		}
+		gs.ops = append(gs.ops, aggOps...)
+		q.Items = append(q.Items, Item{g.window(gs, depth)})
+	} else if top && !g.opt.NoWindows && len(aggOps) > 0 && g.chance(8) {
 		a := aggOps[g.n(len(aggOps))].e
 		w := &Window{Fn: []string{"rank", "dense_rank"}[g.n(2)], Order: []OrderItem{{E: a, Desc: g.chance(50)}}, T: Int}
 		if len(q.GroupBy) > 1 && g.chance(50) {
