@@ -662,7 +662,25 @@ func (g *Gen) aggregate(q *Select, sc *scope, depth int, top bool) {
 			q.OrderBy = append(q.OrderBy, OrderKey{Pos: i, Desc: g.chance(30)})
 		}
 	}
-	if !q.Rollup && g.chance(40) {
+	total := !q.Rollup
+	if q.Rollup && g.chance(40) {
+		// A LIMIT over ROLLUP's rows: the order is total only with
+		// GROUPING() of every key beside the keys, since a subtotal's NULL
+		// ties with a NULL of the data.
+		for _, k := range q.GroupBy {
+			pos := -1
+			if grouping != nil && grouping.Args[0] == k {
+				pos = slices.IndexFunc(q.Items, func(it Item) bool { return it.E == Expr(grouping) })
+			}
+			if pos < 0 {
+				pos = len(q.Items)
+				q.Items = append(q.Items, Item{&Func{Name: "grouping", Args: []Expr{k}, T: Int}})
+			}
+			q.OrderBy = append(q.OrderBy, OrderKey{Pos: pos, Desc: g.chance(50)})
+		}
+		total = true
+	}
+	if total && g.chance(40) {
 		q.Limit = 1 + g.n(g.opt.Limit)
 		q.Offset = g.offset()
 	}
