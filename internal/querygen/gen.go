@@ -1191,6 +1191,11 @@ func (g *Gen) scalar(t Type, sc *scope, depth, size int) Expr {
 		if len(cands) == 0 {
 			return g.anyLit(t)
 		}
+		if size > 0 && g.chance(3) {
+			// A typed NULL argument: every function and operator over it
+			// must give NULL (or its documented value) in both engines.
+			return &Cast{E: &Lit{Null: true, T: t}, T: t, Prec: 7, Scale: 2}
+		}
 		return cands[g.n(len(cands))].e
 	}
 	if size > 2 {

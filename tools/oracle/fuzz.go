@@ -82,7 +82,7 @@ func fuzzMain(args []string) error {
 	n := fs.Int("n", 1000, "queries to run")
 	skip := fs.Int("skip", 0, "queries generated and left unrun first, so --skip 703 --n 1 runs query 703 of its seed alone")
 	seed := fs.Uint64("seed", 1, "generator seed: the same seed gives the same queries")
-	out := fs.String("out", "", "folder for one report file per mismatch and fsql error (default: none)")
+	out := fs.String("out", "", "folder for one report file per mismatch, fsql error and limit (default: none)")
 	timeout := fs.Duration("timeout", 30*time.Second, "per-query limit for each engine")
 	exclude := fs.String("exclude", "inventory,customer_demographics", "tables left out of the schema (the largest, which make every query slow)")
 	set := fs.String("set", "", "fsql settings, comma-separated key=value")
@@ -256,7 +256,7 @@ func fuzzOne(ctx context.Context, db *sql.DB, eng *fsql.Engine, variants []varia
 		// Over a limit (a window partition larger than its share of a
 		// small --set execution.memory.query-budget): said, not wrong.
 		st.messages["fsql over a limit: "+firstLine(ferr.Error(), 100)]++
-		return "fsql-limit", ""
+		return "fsql-limit", fmt.Sprintf("fsql over a limit: %v\n\n%s", ferr, texts)
 	case derr != nil:
 		st.messages["duckdb: "+firstLine(derr.Error(), 100)]++
 		return "duckdb-error", ""
