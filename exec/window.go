@@ -224,7 +224,9 @@ func (w *Window) Open(tc *TaskContext, inputs []Stream) (Stream, error) {
 // memory, else chunk by chunk of the merged runs, each chunk ending at a
 // partition boundary. A partition larger than the share goes to a spill
 // file of its own and is computed record by record from it
-// (window_spill.go).
+// (window_spill.go), or, when every function is row_number, rank or
+// dense_rank, is computed batch by batch as the merge hands it out
+// (window_spill_stream.go).
 type windowStream struct {
 	w      *Window
 	in     Stream

@@ -78,6 +78,12 @@ type bigPartition struct {
 	orderExprs         []expr.Expr
 	orderSpecs         []SortKey
 	needPeers, needArg bool
+	// stream: computed as the merge hands the rows out, never written
+	// (window_spill_stream.go); queue holds the chunk's rows read before
+	// the partition was known to be big, computed first; ended says its
+	// last row was read.
+	stream, ended bool
+	queue         []arrow.RecordBatch
 }
 
 // partRec is one record read back, with its order keys and arguments.
@@ -179,8 +185,13 @@ func isFrameAggregate(fn string) bool {
 // spillPartition writes the chunk, one partition so far and larger than
 // the share, and (unless it ended) the rest of that partition as the
 // merge hands it out to a spill file, then computes it from there
-// (s.big). The rows after the partition wait in s.waiting.
+// (s.big). The rows after the partition wait in s.waiting. A partition
+// of ranks alone is streamed instead (streamPartition).
 func (s *windowStream) spillPartition(ctx context.Context, ended bool) error {
+	if rankOnly(s.w.Funcs) {
+		s.streamPartition(ended)
+		return nil
+	}
 	tc := s.buf.tc
 	np := len(s.w.PartitionBy)
 	p := &bigPartition{s: s, orderSpecs: s.keys[np:]}
@@ -554,6 +565,9 @@ func (p *bigPartition) tree(r *partRec, i int) (*stateTree, error) {
 
 // next computes the next record of the partition.
 func (p *bigPartition) next(ctx context.Context) (arrow.RecordBatch, error) {
+	if p.stream {
+		return p.nextStreamed(ctx)
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -1065,6 +1079,8 @@ func (p *bigPartition) aggregate(i int, f WindowFunc, blk *partRec, lo, hi []int
 }
 
 func (p *bigPartition) close() {
+	releaseBatches(p.queue)
+	p.queue = nil
 	if p.w != nil {
 		p.w.abort()
 		p.w = nil

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -139,6 +140,51 @@ func TestWindowBigPartition(t *testing.T) {
 	checkBigWindow(t, &Window{Child: in, OrderBy: []SortKey{{Expr: col(4, tStr)}, {Expr: col(0, tInt64)}},
 		Frame: WindowFrame{Unit: FrameRows, Start: FrameBound{Kind: Preceding, Rows: 5}, End: FrameBound{Kind: Following, Rows: 5}},
 		Funcs: bigWindowFuncs()}, 384<<10)
+}
+
+// TestWindowBigPartitionStreamed: a window of only row_number, rank and
+// dense_rank computes a partition larger than its share as the merge
+// (or a presorted input) hands it out, writing no file of the
+// partition's own, with the in-memory answer: under every order
+// (ascending, descending, with NULLs and a long run of ties, none), with
+// several partitions and with one.
+func TestWindowBigPartitionStreamed(t *testing.T) {
+	in := &opSource{schema: bigWindowSchema, rows: bigWindowRows(40000, 13), per: 1000, t: t}
+	funcs := []WindowFunc{
+		{Fn: "rank", Type: tInt64, Name: "rk"},
+		{Fn: "row_number", Type: tInt64, Name: "rn"},
+		{Fn: "dense_rank", Type: tInt64, Name: "dr"},
+	}
+	part := []expr.Expr{col(1, tInt64)}
+	orders := [][]SortKey{
+		{{Expr: col(2, tInt64), NullsFirst: true}},
+		{{Expr: col(2, tInt64), Desc: true}},
+		{{Expr: col(4, tStr)}, {Expr: col(3, tInt64), Desc: true}},
+		nil,
+	}
+	for _, order := range orders {
+		for _, by := range [][]expr.Expr{part, nil} {
+			sorting := &Window{Child: in, PartitionBy: by, OrderBy: order, Funcs: funcs}
+			keys := []SortKey{}
+			for _, p := range by {
+				keys = append(keys, SortKey{Expr: p, NullsFirst: true})
+			}
+			keys = append(keys, order...)
+			pre := &Window{Child: &Sort{Child: in, Keys: keys}, PartitionBy: by, OrderBy: order, Funcs: funcs, Presorted: true}
+			want := runRows(t, sorting)
+			for _, w := range []*Window{sorting, pre} {
+				bigPartitionsSpilled.Store(0)
+				bigPartitionsStreamed.Store(0)
+				got, _ := spillRun(t, w, 384<<10)
+				if bigPartitionsStreamed.Load() == 0 || bigPartitionsSpilled.Load() != 0 {
+					t.Fatalf("%s under 384 KiB: %d partitions streamed, %d written to a file of their own", w, bigPartitionsStreamed.Load(), bigPartitionsSpilled.Load())
+				}
+				if !slices.Equal(got, want) {
+					t.Fatalf("%s under 384 KiB: rows differ from the in-memory ones", w)
+				}
+			}
+		}
+	}
 }
 
 // checkBigWindow runs w in memory and under limit, where it must write
