@@ -385,7 +385,13 @@ func (s *rollupStream) need() int64 {
 // (or the budget) the tables are flushed, finest first, each into the
 // next (the grand total's one group stays): their groups are partial
 // states, which the final aggregate merges, so a flush costs only more
-// rows out, never a spill file.
+// rows out, never a spill file. It stops once the tables need at most
+// half the share: the finer sets are the large ones, and a
+// coarser table flushed with them would hand out its groups again at
+// every flush (q67's product, year and quarter sets under its month
+// set), rows the exchange carries and the final aggregate merges for
+// nothing; kept, it grows by what the finer ones merge into it and goes
+// out once, at the end, unless it becomes large itself.
 func (s *rollupStream) reserve() error {
 	need, have := s.need(), s.res.Size()
 	if need <= have {
@@ -398,9 +404,16 @@ func (s *rollupStream) reserve() error {
 	if IsNoShare(err) || !errors.Is(err, ErrResourcesExhausted) {
 		return err
 	}
+	target := s.res.Share() / 2
+	if target < 0 { // not divided: the budget itself refused
+		target = have / 2
+	}
 	for l := len(s.levels) - 1; l >= 1; l-- {
 		if err := s.flush(l); err != nil {
 			return err
+		}
+		if s.need() <= target {
+			break
 		}
 	}
 	return s.res.Resize(s.need())

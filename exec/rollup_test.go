@@ -1,7 +1,10 @@
 package exec
 
 import (
+	"fmt"
+	"math/rand"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -104,6 +107,45 @@ func TestRollupFlushesPastItsShare(t *testing.T) {
 		t.Fatalf("Rollup under %d bytes handed out %d rows, as many as in memory (%d): it never flushed", limit, len(pieces), whole)
 	}
 	t.Logf("Rollup: %d rows in memory, %d under %d bytes", whole, len(pieces), limit)
+}
+
+// A flush stops once the finer tables gave back half of what Rollup
+// held: a coarse set of a few groups under a large finer one is not
+// handed out again at every flush, only once at the end, while the
+// finer set comes out in pieces.
+func TestRollupFlushKeepsSmallCoarseSets(t *testing.T) {
+	r := rand.New(rand.NewSource(5))
+	rows := make([][]any, 40000)
+	for i := range rows {
+		k := r.Intn(8000)
+		rows[i] = []any{k, fmt.Sprintf("s%d", k%3), fmt.Sprintf("%d.%02d", r.Intn(100), r.Intn(100)), float64(r.Intn(1000))}
+	}
+	in := &opSource{schema: sortSchema, rows: rows, per: 1000, t: t}
+	_, rollup := rollupPlans(in)
+	ru := rollup.(*HashAggregate).Child
+	want := sorted(runRows(t, rollup))
+	const limit = 512 << 10
+	got, _ := spillRun(t, rollup, limit)
+	if got = sorted(got); !slices.Equal(got, want) {
+		t.Fatalf("rollup under %d bytes: %d rows differ from the %d in memory", limit, len(got), len(want))
+	}
+	count := func(rows []string) map[string]int {
+		by := map[string]int{}
+		for _, r := range rows {
+			by[strings.Split(r, "|")[3]]++ // the grouping id
+		}
+		return by
+	}
+	whole := count(runRows(t, ru))
+	pieces, _ := spillRun(t, ru, limit)
+	under := count(pieces)
+	// Grouping id 4 is the set by (s, a), 6 the set by s alone.
+	if under["4"] <= whole["4"] {
+		t.Fatalf("Rollup under %d bytes handed out the (s, a) set's %d groups %d times: it never flushed", limit, whole["4"], under["4"])
+	}
+	if under["6"] != whole["6"] {
+		t.Fatalf("Rollup under %d bytes handed out the %d groups of the set by s alone as %d rows: flushed with the finer sets", limit, whole["6"], under["6"])
+	}
 }
 
 // Closed before its end (its tables hold groups, rows wait to go out),
