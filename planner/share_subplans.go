@@ -19,10 +19,12 @@ import (
 //
 // Only subtrees that do work beyond reading a table are shared (they hold
 // a join, an aggregate or a window): re-reading a scan costs about what
-// materializing and reading it back does. A subtree is not shared when a
-// dynamic filter of a join outside it would prune a scan inside it: each
-// copy gets its own pruning then, which one shared copy could not (its
-// consumers' filters differ), and pruning saves more than sharing.
+// materializing and reading it back does. A subtree is not shared when
+// dynamic filters of joins outside it would prune a scan inside every
+// copy: each copy gets its own pruning then, which one shared copy could
+// not (its consumers' filters differ), and pruning saves more than
+// sharing. When a copy is read whole anyway, the others share it
+// (worthApart).
 //
 // It runs last, once, on the final shape, so no rule rewrites a DAG.
 type shareSubplans struct{}
@@ -41,18 +43,32 @@ func (shareSubplans) Apply(p Plan, ctx *Context) (Plan, bool, error) {
 		copies[id] = append(copies[id], n)
 	}
 	share := map[int]bool{}
-	var keep []Plan // copies of shared keys, to check against DPP
 	for id, cs := range copies {
 		if len(cs) > 1 && h.keyable[id] && h.works[id] {
 			share[id] = true
-			keep = append(keep, cs...)
 		}
 	}
 	if len(share) == 0 {
 		return p, false, nil
 	}
-	for _, m := range prunedFromOutside(p, keep) {
-		delete(share, h.ids[m])
+	if d := planDynamicFilters(p); len(d.scans) > 0 {
+		// Subplans no outside filter prunes are computed once whatever
+		// is decided for the copies holding them: their work is not
+		// the copies' to weigh.
+		pruned := map[int]bool{}
+		for _, m := range prunedFromOutsideBy(d, allCopies(copies, share)) {
+			pruned[h.ids[m]] = true
+		}
+		once := func(n Plan) bool { id := h.ids[n]; return share[id] && !pruned[id] }
+		apart := map[int]bool{}
+		for id := range share {
+			if pruned[id] && worthApart(d, copies[id], once) {
+				apart[id] = true
+			}
+		}
+		for id := range apart {
+			delete(share, id)
+		}
 	}
 	if len(share) == 0 {
 		return p, false, nil
@@ -274,7 +290,12 @@ func (r *rebuild) node(p Plan) Plan {
 // a join outside the member would prune (as planDynamicFilters would plan
 // it on p).
 func prunedFromOutside(p Plan, members []Plan) []Plan {
-	d := planDynamicFilters(p)
+	return prunedFromOutsideBy(planDynamicFilters(p), members)
+}
+
+// prunedFromOutsideBy is prunedFromOutside with the dynamic pruning d
+// planned on p already.
+func prunedFromOutsideBy(d *dppPlan, members []Plan) []Plan {
 	if len(d.scans) == 0 {
 		return nil
 	}
@@ -317,4 +338,13 @@ func walkPlan(p Plan, visit func(Plan)) {
 		}
 	}
 	walk(p)
+}
+
+// allCopies lists the copies of the shared keys.
+func allCopies(copies map[int][]Plan, share map[int]bool) []Plan {
+	var out []Plan
+	for id := range share {
+		out = append(out, copies[id]...)
+	}
+	return out
 }

@@ -116,3 +116,48 @@ func TestShareSubplans(t *testing.T) {
 		})
 	}
 }
+
+// TestShareSubplansPrunedCopies: copies that dynamic filters of joins
+// outside them prune stay apart only when every copy is pruned; a copy
+// read whole anyway is shared by the pruned ones (worthApart).
+func TestShareSubplansPrunedCopies(t *testing.T) {
+	star := starCatalogLayout(t, false)
+	const t1 = "with t as (select dk, ck, sum(amt) s from s group by dk, ck) "
+	cases := []struct {
+		name, query           string
+		scans, shared, pruned int // with the rule
+		scansOff, prunedOff   int // share_subplans and share_filtered off
+	}{
+		{
+			name:  "one copy pruned by a filtered dimension, the other read whole: shared",
+			query: t1 + "select a.ck, a.s from t a join dd on a.dk = dd.dk where dd.yr = 2000 and a.s > (select avg(s) from t)",
+			scans: 2, shared: 1, pruned: 0, scansOff: 3, prunedOff: 1,
+		},
+		{
+			name: "every copy pruned by its own dimension: apart",
+			query: t1 + "select a.ck, a.s, b.s from t a join dd d1 on a.dk = d1.dk join t b on a.ck = b.ck join dd d2 on b.dk = d2.dk " +
+				"where d1.yr = 2000 and d2.moy = 3",
+			scans: 4, shared: 0, pruned: 2, scansOff: 4, prunedOff: 2,
+		},
+		{
+			name: "two of three copies pruned, the third read whole: shared by all three",
+			query: t1 + "select a.ck, a.s, b.s from t a join dd d1 on a.dk = d1.dk join t b on a.ck = b.ck join dd d2 on b.dk = d2.dk " +
+				"where d1.yr = 2000 and d2.moy = 3 and a.s > (select avg(s) from t)",
+			scans: 3, shared: 1, pruned: 0, scansOff: 5, prunedOff: 2,
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			root := physicalIn(t, star, c.query)
+			scans, shared := planCounts(root)
+			if pruned := prunedScans(root); scans != c.scans || shared != c.shared || pruned != c.pruned {
+				t.Errorf("%d scans, %d shared subplans, %d pruned scans; want %d, %d and %d", scans, shared, pruned, c.scans, c.shared, c.pruned)
+			}
+			root = physicalIn(t, star, c.query, "share_subplans", "share_filtered")
+			scans, _ = planCounts(root)
+			if pruned := prunedScans(root); scans != c.scansOff || pruned != c.prunedOff {
+				t.Errorf("rules off: %d scans and %d pruned scans, want %d and %d", scans, pruned, c.scansOff, c.prunedOff)
+			}
+		})
+	}
+}
