@@ -189,6 +189,7 @@ func (a *HashAggregate) Open(tc *TaskContext, inputs []Stream) (Stream, error) {
 	}
 	s.distinct = s.newDistinct()
 	s.conds, s.condMember = condAggs(a, s.states)
+	s.shared = newSharedArgs(a)
 	if a.Seed != nil && (a.Mode == AggPartial || tc.Task == 0) {
 		if err := s.seed(); err != nil {
 			return nil, err
@@ -239,10 +240,13 @@ type hashAggStream struct {
 	// pass (agg_cond.go); condMember[i] marks their members.
 	conds      []*condAgg
 	condMember []bool
-	res        *Reservation
-	gids       []int32
-	pids       []int32
-	seen       []bool // firstSeen scratch: pair ids this batch met
+	// shared are the subexpressions the arguments have in common,
+	// evaluated once a batch (agg_shared_args.go); nil when none.
+	shared *sharedArgs
+	res    *Reservation
+	gids   []int32
+	pids   []int32
+	seen   []bool // firstSeen scratch: pair ids this batch met
 
 	// Partial pass-through (hash_aggregate_pass.go): rows read, whether
 	// the sample was judged, whether rows now pass through, and the
@@ -435,6 +439,13 @@ func (s *hashAggStream) add(b arrow.RecordBatch) error {
 			f.update(s.states, b, s.gids)
 		}
 	}
+	args := b
+	if s.a.Mode != AggFinal && s.shared != nil {
+		if args, err = s.shared.extend(s.ec, b); err != nil {
+			return err
+		}
+		defer args.Release()
+	}
 	for i, f := range s.a.Aggs {
 		st := s.states[i]
 		if done != nil && done[i] {
@@ -456,7 +467,7 @@ func (s *hashAggStream) add(b arrow.RecordBatch) error {
 			}
 			continue
 		}
-		arg, err := f.Arg.Eval(s.ec, b)
+		arg, err := s.shared.arg(s.a, i).Eval(s.ec, args)
 		if err != nil {
 			return err
 		}

@@ -55,13 +55,19 @@ func (s *hashAggStream) passBatch(b arrow.RecordBatch) error {
 		}
 	}
 	gids := s.ident[:n]
+	args, err := s.shared.extend(s.ec, b)
+	if err != nil {
+		releaseArrays(out)
+		return err
+	}
+	defer args.Release()
 	for i, f := range s.a.Aggs {
 		st, err := newAggStateOf(f, s.stateTypes[i])
 		if err == nil {
 			st.grow(n)
 			var arg arrow.Array
 			if f.Arg != nil {
-				arg, err = f.Arg.Eval(s.ec, b)
+				arg, err = s.shared.arg(s.a, i).Eval(s.ec, args)
 			}
 			if err == nil {
 				err = st.update(gids, arg)
