@@ -14,15 +14,15 @@ import (
 	"github.com/fsql-dev/fsql/shuffle"
 )
 
-// runAttempt runs one attempt to its end: it opens the stage's tree (each
+// runAttempt runs one attempt, which its worker began at start (and
+// reported as Started), to its end: it opens the stage's tree (each
 // exchange input a reader of its buffer), pulls the root's batches and
 // writes them into the attempt's staging of the output buffer (or, for the
 // result stage, hands them to the caller). A panic anywhere in the
 // operators becomes an exec.ErrInternal naming the stage and task, with
 // the panic value and stack at the message's tail.
-func runAttempt(ctx context.Context, spec *AttemptSpec, ev AttemptEvents) (res AttemptResult) {
-	res.Start = time.Now()
-	ev.Started()
+func runAttempt(ctx context.Context, spec *AttemptSpec, ev AttemptEvents, start time.Time) (res AttemptResult) {
+	res.Start = start
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer func() {

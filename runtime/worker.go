@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	goruntime "runtime"
+	"sync"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -29,7 +30,12 @@ type Worker interface {
 	// Run starts spec on one of the worker's slots and returns at once.
 	// The worker calls ev.Started when the attempt begins and ev.Ended
 	// exactly once when it ended, from any goroutine. Cancelling ctx
-	// stops the attempt.
+	// stops the attempt. The scheduler calls Run in priority order (the
+	// order of its queue: the first task of a stage, often the one that
+	// gates others, first), so attempts begin in the order Run was
+	// called. Run never blocks: the scheduler places no more attempts
+	// than the worker has slots, and it is the one that hears of their
+	// ends.
 	Run(ctx context.Context, spec *AttemptSpec, ev AttemptEvents)
 }
 
@@ -91,10 +97,32 @@ type AttemptResult struct {
 }
 
 // LocalWorker is an in-process worker: each attempt runs in a goroutine.
+//
+// Placed attempts begin in the order they were placed: Run queues the
+// attempt and starts a goroutine that takes the oldest queued one, not the
+// one it was started for. Go runs the goroutine created last first (it
+// takes the creating P's runnext slot and pushes the one before to the
+// back of the run queue), so with one goroutine per attempt the attempt
+// placed last began first and the first task of a query, often the small
+// dimension stage whose dynamic filter gates the fact scan, waited
+// milliseconds behind those placed after it. Whichever goroutine runs
+// first now runs the oldest attempt. There is exactly one goroutine per
+// queued attempt, so none ever waits for another to free it: no pool of
+// slot goroutines to size, and none that outlives its attempt.
 type LocalWorker struct {
 	id     string
 	slots  int
 	labels map[string]string
+
+	mu      sync.Mutex
+	pending []placedAttempt // placed, not begun: oldest first
+}
+
+// placedAttempt is one call of Run, waiting for its goroutine.
+type placedAttempt struct {
+	ctx  context.Context
+	spec *AttemptSpec
+	ev   AttemptEvents
 }
 
 // NewLocalWorker returns an in-process worker with slots slots (GOMAXPROCS
@@ -132,5 +160,22 @@ func (w *LocalWorker) Labels() map[string]string { return w.labels }
 
 // Run implements Worker.
 func (w *LocalWorker) Run(ctx context.Context, spec *AttemptSpec, ev AttemptEvents) {
-	go func() { ev.Ended(runAttempt(ctx, spec, ev)) }()
+	w.mu.Lock()
+	w.pending = append(w.pending, placedAttempt{ctx: ctx, spec: spec, ev: ev})
+	w.mu.Unlock()
+	go w.runOldest()
+}
+
+// runOldest runs the oldest placed attempt that has not begun. It reports
+// the start under the lock, so the worker's attempts are Started in the
+// order they were placed even when two goroutines take them at once.
+func (w *LocalWorker) runOldest() {
+	w.mu.Lock()
+	p := w.pending[0]
+	w.pending[0] = placedAttempt{} // let the spec go with its attempt
+	w.pending = w.pending[1:]
+	start := time.Now()
+	p.ev.Started()
+	w.mu.Unlock()
+	p.ev.Ended(runAttempt(p.ctx, p.spec, p.ev, start))
 }
