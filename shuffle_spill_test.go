@@ -129,27 +129,31 @@ func TestShuffleSpillCancelled(t *testing.T) {
 			tmp := t.TempDir()
 			eng := spillSetEngine(t, dir, "execution.memory.query-budget="+shuffleSpillBudget, "io.tmp.dirs="+tmp,
 				"execution.batch-shuffle-mode="+mode, "taskmanager.numberOfTaskSlots=8")
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			rows, err := eng.Query(ctx, tpcdsText(t, "q4"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			deadline := time.Now().Add(60 * time.Second)
-			for seen := false; !seen; {
-				if time.Now().After(deadline) {
+			// The query is cancelled once an exchange's spill file is seen.
+			// On a loaded machine the poll can miss the files of a whole
+			// run (they live only while their consumers read them), so a
+			// run that ends unseen is tried again, a few times.
+			var rows *fsql.Rows
+			var cancel context.CancelFunc
+			for try := 1; ; try++ {
+				var ctx context.Context
+				ctx, cancel = context.WithCancel(context.Background())
+				r, err := eng.Query(ctx, tpcdsText(t, "q4"))
+				if err != nil {
 					cancel()
-					rows.Close()
-					t.Fatal("no exchange spilled")
+					t.Fatal(err)
 				}
-				for _, f := range spillFolders(t, tmp) {
-					ents, _ := os.ReadDir(filepath.Join(tmp, f))
-					for _, e := range ents {
-						seen = seen || strings.HasSuffix(e.Name(), "-shuffle.arrow")
-					}
+				if spillSeen(t, tmp, 60*time.Second) {
+					rows = r
+					break
 				}
-				time.Sleep(time.Millisecond)
+				cancel()
+				r.Close()
+				if try == 3 {
+					t.Fatal("no exchange spill file seen in three runs")
+				}
 			}
+			defer cancel()
 			cancel()
 			for rows.Next() {
 			}
@@ -162,4 +166,23 @@ func TestShuffleSpillCancelled(t *testing.T) {
 			}
 		})
 	}
+}
+
+// spillSeen polls tmp's query folders for an exchange's spill file until
+// one shows or the wait is over.
+func spillSeen(t *testing.T, tmp string, wait time.Duration) bool {
+	t.Helper()
+	deadline := time.Now().Add(wait)
+	for time.Now().Before(deadline) {
+		for _, f := range spillFolders(t, tmp) {
+			ents, _ := os.ReadDir(filepath.Join(tmp, f))
+			for _, e := range ents {
+				if strings.HasSuffix(e.Name(), "-shuffle.arrow") {
+					return true
+				}
+			}
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return false
 }
