@@ -49,7 +49,7 @@ func Compare(want, got *Answer) error {
 			ErrMismatch, len(gt), len(wt), columnList(want), columnList(got))
 	}
 	for i := range wt {
-		if family(wt[i].kind) != family(gt[i].kind) {
+		if family(wt[i].kind) != family(gt[i].kind) && !(allNull(want, i) && allNull(got, i)) {
 			return fmt.Errorf("%w: column %d: want %s %s, got %s %s",
 				ErrMismatch, i+1, want.Columns[i].Name, want.Columns[i].Type,
 				got.Columns[i].Name, got.Columns[i].Type)
@@ -71,6 +71,23 @@ func Compare(want, got *Answer) error {
 		c.lines = append(c.lines, fmt.Sprintf("... and %d more differences", c.more))
 	}
 	return fmt.Errorf("%w:\n  %s", ErrMismatch, strings.Join(c.lines, "\n  "))
+}
+
+// allNull reports whether a has rows and column i is NULL in every one
+// of them. Such a
+// column carries no value whose type could differ: DuckDB types a NULL
+// its optimizer folded out of an expression (x || CAST(NULL AS VARCHAR))
+// as INTEGER, where fsql keeps the expression's type.
+func allNull(a *Answer, i int) bool {
+	if len(a.Rows) == 0 {
+		return false
+	}
+	for _, r := range a.Rows {
+		if !r[i].Null {
+			return false
+		}
+	}
+	return true
 }
 
 func columnList(a *Answer) string {
