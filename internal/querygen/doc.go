@@ -36,9 +36,12 @@
 // EXISTS over an aggregate, simple and many-branch CASE with NULL
 // branches, IS [NOT] TRUE/FALSE, integers compared with decimals,
 // COUNT(DISTINCT a, b) (DuckDB: DISTINCT rows of the non-NULL
-// combinations), GROUPING() under ROLLUP, NTH_VALUE, PERCENT_RANK,
-// CUME_DIST, RANGE frames over dates, and date arithmetic in its four
-// spellings.
+// combinations), GROUPING() under ROLLUP (and a LIMIT over ROLLUP's
+// rows, ordered by the keys and GROUPING() of each), NTH_VALUE,
+// PERCENT_RANK, CUME_DIST, RANGE frames over dates, any window over
+// grouped rows (SUM(SUM(x)) OVER, LAG ordered on the group keys), typed
+// NULL arguments (CAST(NULL AS ...)) inside expressions, and date
+// arithmetic in its four spellings.
 //
 // Metamorphic relations (metamorphic.go) need no second engine: ternary
 // logic partitioning (TLP, after SQLancer: a query's rows are the union of
