@@ -148,10 +148,7 @@ func (sh *sharedArgs) replace(e expr.Expr, index map[string]int) (expr.Expr, err
 	if !changed {
 		return e, nil
 	}
-	if c.Fn == "cast" {
-		return expr.NewCast(args[0], c.Type)
-	}
-	return expr.NewCall(c.Fn, args...)
+	return expr.Rebuild(c, args)
 }
 
 // exprKey identifies an expression by its structure: function, result

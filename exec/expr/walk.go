@@ -45,7 +45,7 @@ func rewrite(e Expr, fn func(Expr) (Expr, error), root bool) (Expr, error) {
 			changed = changed || na != a
 		}
 		if changed {
-			ne, err := rebuild(c, args)
+			ne, err := Rebuild(c, args)
 			if err != nil {
 				return nil, err
 			}
@@ -55,8 +55,9 @@ func rewrite(e Expr, fn func(Expr) (Expr, error), root bool) (Expr, error) {
 	return fn(e)
 }
 
-// rebuild binds c's function again over new arguments.
-func rebuild(c *Call, args []Expr) (Expr, error) {
+// Rebuild binds c's function again over new arguments (a cast keeps its
+// target type).
+func Rebuild(c *Call, args []Expr) (Expr, error) {
 	if c.Fn == "cast" {
 		return NewCast(args[0], c.Type)
 	}
@@ -138,7 +139,7 @@ func ConstantFold(e Expr, alloc memory.Allocator) (Expr, error) {
 	if !changed {
 		return e, nil
 	}
-	return rebuild(c, args)
+	return Rebuild(c, args)
 }
 
 func evalConstant(c *Call, alloc memory.Allocator) (Expr, error) {
