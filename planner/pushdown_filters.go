@@ -43,13 +43,17 @@ func (ps pusher) push(p Plan, preds []expr.Expr) (Plan, error) {
 		for _, c := range expr.SplitAnd(n.Cond) {
 			all = append(all, factorOr(c)...)
 		}
-		return ps.push(n.Child, all)
+		return ps.push(n.Child, dedupConjuncts(all))
 	case *Scan:
 		if len(preds) == 0 {
 			return n, nil
 		}
+		all := dedupConjuncts(append(append([]expr.Expr{}, n.Filters...), preds...))
+		if len(all) == len(n.Filters) {
+			return n, nil // every predicate is one the scan already has
+		}
 		c := *n
-		c.Filters = append(append([]expr.Expr{}, n.Filters...), preds...)
+		c.Filters = all
 		c.Pruned = false
 		return &c, nil
 	case *Project:
@@ -149,8 +153,13 @@ func (ps pusher) pushMultiJoin(n *MultiJoin, preds []expr.Expr) (Plan, error) {
 		}
 		if owner >= 0 {
 			perInput[owner] = append(perInput[owner], shift(pr, -offsets[owner]))
-		} else {
-			conds = append(conds, pr)
+			continue
+		}
+		conds = append(conds, pr)
+		for i := range n.Inputs {
+			for _, d := range impliedByOr(pr, offsets[i], offsets[i+1]) {
+				perInput[i] = append(perInput[i], shift(d, -offsets[i]))
+			}
 		}
 	}
 	out := &MultiJoin{Conds: conds}
@@ -207,6 +216,21 @@ func (ps pusher) pushJoin(n *Join, preds []expr.Expr) (Plan, error) {
 		}
 	}
 	right = append(right, throughJoinKeys(typ, left, n.Cond, lw)...)
+	// What a condition over both sides implies on one side alone
+	// (or_implied.go): both sides of an inner join; only the optional
+	// side of a left, semi or anti join, whose rows the condition only
+	// decides matches for. Not null-aware anti or mark joins, where a
+	// NULL condition on a right row changes the answer.
+	for _, c := range conds {
+		if typ == InnerJoin {
+			left = append(left, impliedByOr(c, 0, lw)...)
+		}
+		if typ == InnerJoin || typ == LeftJoin || typ == SemiJoin || typ == AntiJoin {
+			for _, d := range impliedByOr(c, lw, lw+rw) {
+				right = append(right, shift(d, -lw))
+			}
+		}
+	}
 	l, err := ps.push(n.Left, left)
 	if err != nil {
 		return nil, err
