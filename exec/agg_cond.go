@@ -170,9 +170,7 @@ func (s *decSumState) updateRows(gids []int32, arg arrow.Array, rows []int32) {
 	bits, off := validity(arg)
 	for _, r := range rows {
 		if isValid(bits, off, int(r)) {
-			g := gids[r]
-			s.add(g, v[r])
-			s.counts[g]++
+			s.add(gids[r], v[r], 1)
 		}
 	}
 }

@@ -272,26 +272,35 @@ type decSumState struct {
 	scale    int32
 	avg      bool
 	res      arrow.DataType
-	sums     []decimal128.Num
-	counts   []int64
+	cells    []decSum
 	overflow bool
 	ibuf     []int64
 }
 
-func (s *decSumState) grow(n int) {
-	s.sums = growSlice(s.sums, n)
-	s.counts = growSlice(s.counts, n)
+// decSum is one group's sum and count side by side: a row of a table
+// larger than the cache costs one miss, not one in a sums array and
+// another in a counts array (q78's sums were 9% of its profile).
+type decSum struct {
+	sum decimal128.Num
+	n   int64
 }
 
-// addDec adds with a check for 128-bit wraparound: two operands of the
-// same sign must give a result of that sign.
-func (s *decSumState) add(g int32, v decimal128.Num) {
-	old := s.sums[g]
+func (s *decSumState) grow(n int) {
+	s.cells = growSlice(s.cells, n)
+}
+
+// add adds v, counting cnt values, with a check for 128-bit
+// wraparound: two operands of the same sign must give a result of that
+// sign.
+func (s *decSumState) add(g int32, v decimal128.Num, cnt int64) {
+	c := &s.cells[g]
+	old := c.sum
 	r := old.Add(v)
 	if (old.HighBits() < 0) == (v.HighBits() < 0) && (r.HighBits() < 0) != (v.HighBits() < 0) {
 		s.overflow = true
 	}
-	s.sums[g] = r
+	c.sum = r
+	c.n += cnt
 }
 
 func (s *decSumState) update(gids []int32, arg arrow.Array) error {
@@ -300,8 +309,7 @@ func (s *decSumState) update(gids []int32, arg arrow.Array) error {
 		v := arrow.GetValues[decimal128.Num](arg.Data(), 1)
 		for i, g := range gids {
 			if isValid(bits, off, i) {
-				s.add(g, v[i])
-				s.counts[g]++
+				s.add(g, v[i], 1)
 			}
 		}
 		return nil
@@ -310,8 +318,7 @@ func (s *decSumState) update(gids []int32, arg arrow.Array) error {
 		v := arrow.GetValues[uint64](arg.Data(), 1)
 		for i, g := range gids {
 			if isValid(bits, off, i) {
-				s.add(g, decimal128.FromU64(v[i]))
-				s.counts[g]++
+				s.add(g, decimal128.FromU64(v[i]), 1)
 			}
 		}
 		return nil
@@ -319,8 +326,7 @@ func (s *decSumState) update(gids []int32, arg arrow.Array) error {
 	s.ibuf = intKeys(arg, s.ibuf)
 	for i, g := range gids {
 		if isValid(bits, off, i) {
-			s.add(g, decimal128.FromI64(s.ibuf[i]))
-			s.counts[g]++
+			s.add(g, decimal128.FromI64(s.ibuf[i]), 1)
 		}
 	}
 	return nil
@@ -337,19 +343,17 @@ func (s *decSumState) merge(gids []int32, cols []arrow.Array) error {
 		if !isValid(bits, off, i) {
 			continue
 		}
-		s.add(g, v[i])
 		if s.avg {
-			s.counts[g] += cnt[i]
+			s.add(g, v[i], cnt[i])
 		} else {
-			s.counts[g]++
+			s.add(g, v[i], 1)
 		}
 	}
 	return nil
 }
 
 func (s *decSumState) combine(dst, src int) {
-	s.add(int32(dst), s.sums[src])
-	s.counts[dst] += s.counts[src]
+	s.add(int32(dst), s.cells[src].sum, s.cells[src].n)
 }
 
 var maxDec38 = decimal128.GetMaxValue(38)
@@ -362,14 +366,23 @@ func (s *decSumState) partial(alloc memory.Allocator, n int) ([]arrow.Array, err
 	if s.overflow {
 		return nil, s.overflowErr()
 	}
-	nb, nulls := countValidity(alloc, s.counts[:n])
+	cells := s.cells[:n]
+	nb, nulls := decSumValidity(alloc, cells)
 	vb := mempool.Buffer(alloc, 16*n)
-	copy(arrow.Decimal128Traits.CastFromBytes(vb.Bytes()), s.sums[:n])
+	sums := arrow.Decimal128Traits.CastFromBytes(vb.Bytes())
+	for g := range cells {
+		sums[g] = cells[g].sum
+	}
 	sum := newFixedArray(&arrow.Decimal128Type{Precision: 38, Scale: s.scale}, n, nb, vb, nulls)
 	if !s.avg {
 		return []arrow.Array{sum}, nil
 	}
-	return []arrow.Array{sum, fixedArray(alloc, arrow.PrimitiveTypes.Int64, s.counts[:n], nil)}, nil
+	cb := mempool.Buffer(alloc, 8*n)
+	counts := arrow.Int64Traits.CastFromBytes(cb.Bytes())
+	for g := range cells {
+		counts[g] = cells[g].n
+	}
+	return []arrow.Array{sum, newFixedArray(arrow.PrimitiveTypes.Int64, n, nil, cb, 0)}, nil
 }
 
 // final writes each group's value straight into the result's buffers
@@ -379,31 +392,33 @@ func (s *decSumState) final(alloc memory.Allocator, n int) (arrow.Array, error) 
 	if s.overflow {
 		return nil, s.overflowErr()
 	}
-	counts := s.counts[:n]
+	cells := s.cells[:n]
 	switch r := s.res.(type) {
 	case *arrow.Float64Type:
 		vb := mempool.Buffer(alloc, 8*n)
 		out := arrow.Float64Traits.CastFromBytes(vb.Bytes())
-		for g, c := range counts {
+		for g := range cells {
+			c := cells[g].n
 			out[g] = 0
 			if c > 0 {
-				out[g] = expr.DecimalToFloat(s.sums[g], s.scale)
+				out[g] = expr.DecimalToFloat(cells[g].sum, s.scale)
 				if s.avg {
 					out[g] /= float64(c)
 				}
 			}
 		}
-		nb, nulls := countValidity(alloc, counts)
+		nb, nulls := decSumValidity(alloc, cells)
 		return newFixedArray(r, n, nb, vb, nulls), nil
 	case *arrow.Decimal128Type:
 		vb := mempool.Buffer(alloc, 16*n)
 		out := arrow.Decimal128Traits.CastFromBytes(vb.Bytes())
-		for g, c := range counts {
+		for g := range cells {
+			c := cells[g].n
 			out[g] = decimal128.Num{}
 			if c <= 0 {
 				continue
 			}
-			v := s.sums[g]
+			v := cells[g].sum
 			var err error
 			if s.avg {
 				v, err = avgDecimal(v, s.scale, c, r.Scale)
@@ -419,23 +434,24 @@ func (s *decSumState) final(alloc memory.Allocator, n int) (arrow.Array, error) 
 			}
 			out[g] = v
 		}
-		nb, nulls := countValidity(alloc, counts)
+		nb, nulls := decSumValidity(alloc, cells)
 		return newFixedArray(r, n, nb, vb, nulls), nil
 	case *arrow.Int64Type:
 		vb := mempool.Buffer(alloc, 8*n)
 		out := arrow.Int64Traits.CastFromBytes(vb.Bytes())
-		for g, c := range counts {
+		for g := range cells {
+			c := cells[g].n
 			out[g] = 0
 			if c <= 0 {
 				continue
 			}
-			v, err := rescaleDecimal(s.sums[g], s.scale, 0)
+			v, err := rescaleDecimal(cells[g].sum, s.scale, 0)
 			if err != nil {
 				vb.Release()
 				return nil, err
 			}
 			if s.avg {
-				v, _ = avgDecimal(s.sums[g], s.scale, c, 0)
+				v, _ = avgDecimal(cells[g].sum, s.scale, c, 0)
 			}
 			if v.HighBits() != 0 && v.HighBits() != -1 {
 				vb.Release()
@@ -443,10 +459,32 @@ func (s *decSumState) final(alloc memory.Allocator, n int) (arrow.Array, error) 
 			}
 			out[g] = int64(v.LowBits())
 		}
-		nb, nulls := countValidity(alloc, counts)
+		nb, nulls := decSumValidity(alloc, cells)
 		return newFixedArray(r, n, nb, vb, nulls), nil
 	}
 	return nil, fmt.Errorf("%w: an exact SUM/AVG with the result type %s: CAST the argument to DECIMAL or DOUBLE", ErrNotImplemented, hive.SQLTypeName(s.res))
+}
+
+// decSumValidity is countValidity over sums' counts.
+func decSumValidity(alloc memory.Allocator, cells []decSum) (*memory.Buffer, int) {
+	nulls := 0
+	for g := range cells {
+		if cells[g].n <= 0 {
+			nulls++
+		}
+	}
+	if nulls == 0 {
+		return nil, 0
+	}
+	nb := mempool.Buffer(alloc, int(bitutil.BytesForBits(int64(len(cells)))))
+	bits := nb.Bytes()
+	clear(bits)
+	for g := range cells {
+		if cells[g].n > 0 {
+			bits[g>>3] |= 1 << (g & 7)
+		}
+	}
+	return nb, nulls
 }
 
 // countValidity is the validity bitmap of the groups whose count is

@@ -757,3 +757,78 @@ func varArray(alloc memory.Allocator, dt arrow.DataType, offs []int64, data []by
 	}
 	return a, nil
 }
+
+// presize makes room for groups groups at once: slots that hold them at
+// most half full, and key arenas of that capacity (strings: their
+// offsets). One integer key keeps its own table, which grows as before.
+func (g *groupTable) presize(groups int) {
+	if len(g.types) == 0 || g.intKey {
+		return
+	}
+	if len(g.slots) < 2*groups {
+		g.growSlots(groups)
+	}
+	for i := range g.cols {
+		c := &g.cols[i]
+		c.valid = growCap(c.valid, groups)
+		switch c.kind {
+		case keyBool:
+			c.raw = growCap(c.raw, groups)
+		case keyFixed:
+			c.raw = growCap(c.raw, groups*c.w)
+		case keyVar:
+			c.offs = growCap(c.offs, groups+1)
+			c.data = growCap(c.data, g.varBytes(len(c.data), groups))
+			if c.collated {
+				c.origOffs = growCap(c.origOffs, groups+1)
+				c.orig = growCap(c.orig, g.varBytes(len(c.orig), groups))
+			}
+		}
+	}
+}
+
+// varBytes is the bytes groups groups of a string key would hold at the
+// average of the groups so far, which hold used bytes.
+func (g *groupTable) varBytes(used, groups int) int {
+	if g.n == 0 {
+		return used
+	}
+	return int(int64(used) * int64(groups) / int64(g.n))
+}
+
+// sizedBytes is what bytes would say after presize(groups), for the
+// reservation to be taken first.
+func (g *groupTable) sizedBytes(groups int) int64 {
+	if len(g.types) == 0 || g.intKey {
+		return g.bytes()
+	}
+	size := max(len(g.slots), 16)
+	for size < 2*groups {
+		size <<= 1
+	}
+	n := int64(size) * 8
+	for i := range g.cols {
+		c := &g.cols[i]
+		per := int64(1) // validity
+		switch c.kind {
+		case keyBool:
+			per++
+		case keyFixed:
+			per += int64(c.w)
+		case keyVar:
+			per += 8
+			n += int64(max(cap(c.data), g.varBytes(len(c.data), groups)))
+			if c.collated {
+				per += 8
+				n += int64(max(cap(c.orig), g.varBytes(len(c.orig), groups)))
+			}
+		}
+		n += per * int64(groups)
+	}
+	return n
+}
+
+// growCap returns s with capacity for n elements in all.
+func growCap[T any](s []T, n int) []T {
+	return slices.Grow(s, max(n-len(s), 0))
+}

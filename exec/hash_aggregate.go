@@ -199,6 +199,10 @@ func (a *HashAggregate) Open(tc *TaskContext, inputs []Stream) (Stream, error) {
 		st.grow(s.groups.n)
 	}
 	s.res = tc.reservation("hash aggregate", true)
+	s.inputRows = -1
+	if len(tc.InputRows) == 1 {
+		s.inputRows = tc.InputRows[0]
+	}
 	return s, nil
 }
 
@@ -255,6 +259,13 @@ type hashAggStream struct {
 	passChecked bool
 	passing     bool
 	ident       []int32
+
+	// Sizing (hash_aggregate_size.go): the rows of the input when the
+	// runtime knows them (-1 if not), whether the first batch was
+	// judged, and the groups the table and states were sized for.
+	inputRows   int64
+	sizeChecked bool
+	sized       int
 
 	// Spilling (hash_aggregate_spill.go): the types to make fresh
 	// tables and states with, the current partition writers, the spilled
@@ -424,6 +435,10 @@ func (s *hashAggStream) add(b arrow.RecordBatch) error {
 	if err != nil {
 		return err
 	}
+	if !s.sizeChecked {
+		s.sizeChecked = true
+		s.sizeFor(n)
+	}
 	for _, st := range s.states {
 		st.grow(s.groups.n)
 	}
@@ -571,7 +586,7 @@ func (s *hashAggStream) reserve() error {
 // tableNeed estimates what the table holds: its groups and states, and
 // with pairs the DISTINCT aggregates' (group, value) pairs.
 func (s *hashAggStream) tableNeed(pairs bool) int64 {
-	need := s.groups.bytes() + int64(s.groups.n)*int64(24*len(s.states))
+	need := s.groups.bytes() + int64(max(s.groups.n, s.sized))*int64(24*len(s.states))
 	for _, d := range s.distinct {
 		if d != nil && pairs {
 			need += d.bytes()

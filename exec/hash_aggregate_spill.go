@@ -80,6 +80,7 @@ func spillPartitionOf(h []uint32, level int, n int, out []int32) []int32 {
 // giving back what the old ones were charged.
 func (s *hashAggStream) resetTable() {
 	s.groups = newGroupTable(s.keyTypes)
+	s.sized = 0
 	s.states = s.states[:0]
 	s.distinct = s.newDistinct()
 	for i, f := range s.a.Aggs {

@@ -113,6 +113,12 @@ type TaskContext struct {
 	// is the stage run's one build of its table; nil for every other
 	// node.
 	SharedBuild *SharedBuild
+	// InputRows, while the runtime opens a node, holds for each of its
+	// inputs the rows this task reads of it when the input is an exchange
+	// (committed before the task starts), -1 for any other input; nil
+	// when no input is an exchange. A hint: a final aggregate sizes its
+	// table by it.
+	InputRows []int64
 
 	ownPool *TaskMemory // Pool's stand-in when the runtime gave none
 }

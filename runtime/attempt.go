@@ -153,11 +153,13 @@ func (o *opener) open(n exec.Node) (exec.Stream, error) {
 	}
 	tc := o.tc
 	sb := o.spec.SharedBuilds[n]
-	if kg := o.keyGroups(kids); op != nil || kg != nil || sb != nil {
+	rows := o.inputRows(kids)
+	if kg := o.keyGroups(kids); op != nil || kg != nil || sb != nil || rows != nil {
 		own := *o.tc
 		own.Op = op
 		own.KeyGroups = kg
 		own.SharedBuild = sb
+		own.InputRows = rows
 		tc = &own
 	}
 	s, err := n.Open(tc, inputs)
@@ -172,6 +174,29 @@ func (o *opener) open(n exec.Node) (exec.Stream, error) {
 		return nil, fmt.Errorf("%w: %s opened to a nil stream", exec.ErrInternal, n)
 	}
 	return o.paced(instrument(op, s)), nil
+}
+
+// inputRows is exec.TaskContext.InputRows for a node over kids: the
+// rows this task reads of each exchange among them (-1 for other
+// inputs and for a co-partitioned build side, which reads only some of
+// its rows), nil when no kid is an exchange.
+func (o *opener) inputRows(kids []exec.Node) []int64 {
+	var rows []int64
+	for i, k := range kids {
+		ex, ok := k.(*shuffle.Exchange)
+		buf := o.spec.Inputs[ex]
+		if !ok || buf == nil || o.spec.CoPartitioned[ex] != nil {
+			continue
+		}
+		if rows == nil {
+			rows = make([]int64, len(kids))
+			for j := range rows {
+				rows[j] = -1
+			}
+		}
+		rows[i] = buf.TaskRows(o.spec.Stage, o.spec.Task, o.spec.Parallelism)
+	}
+	return rows
 }
 
 // paced slows s down when the attempt's worker is slowed.

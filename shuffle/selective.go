@@ -183,3 +183,30 @@ func (b *Buffer) ReleasedEarly() int64 {
 	defer b.store.mu.Unlock()
 	return b.store.droppedBytes
 }
+
+// TaskRows is the number of committed rows task of consumer stage (of
+// parallelism tasks) reads of buf (as OpenReader reads it): a hint an
+// operator may size its tables by. A slice that is one part of a key
+// group split for skew counts its share of the rows.
+func (b *Buffer) TaskRows(stage, task, parallelism int) int64 {
+	sl := b.taskSlices(stage, task, parallelism)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var n int64
+	for _, s := range sl {
+		for p, subs := range b.rows {
+			if s.Producer >= 0 && p != s.Producer {
+				continue
+			}
+			var r int64
+			for sub := s.Start; sub <= s.End && sub < len(subs); sub++ {
+				r += subs[sub]
+			}
+			if s.Parts > 1 {
+				r /= int64(s.Parts)
+			}
+			n += r
+		}
+	}
+	return n
+}
