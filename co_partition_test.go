@@ -115,3 +115,43 @@ func TestCoPartitionSwitchJoinTypes(t *testing.T) {
 		})
 	}
 }
+
+// TestCoPartitionedBuildQ97: q97 joins its two aggregates (store and
+// catalog customer-item pairs) on their group keys, each aggregate's
+// output reaching the joins through a forward edge from a stage that read
+// a hash exchange on those keys. The planner broadcasts the builds; at
+// run time the larger one (the store pairs), though far under half a
+// task's quota, runs co-partitioned, since shared one task would build
+// it while the other waits; and as the build side was itself
+// hash-partitioned on the keys before its broadcast, each task takes its
+// key groups' pieces whole. The answer is the golden one, also when
+// every odd task's first attempt fails at its end.
+func TestCoPartitionedBuildQ97(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates TPC-DS data")
+	}
+	noLeaks(t)
+	dir := tpcdsData(t)
+	set := []string{"taskmanager.numberOfTaskSlots=2"}
+	want := readAnswerMaybeEmpty(t, "q97")
+	if err := answers.Compare(want, queryAnswer(t, dir, "q97", set...)); err != nil {
+		t.Fatal(err)
+	}
+	text := tpcdsExplain(t, dir, "q97", set...)
+	if !strings.Contains(text, "co-partitioned build: planned broadcast anti join") || !strings.Contains(text, "through a forward edge") || !strings.Contains(text, "pieces inside its key groups") {
+		t.Fatalf("want q97's anti join co-partitioned through the forward edge, its build's pieces taken whole:\n%s", text)
+	}
+	q, eng := tpcdsQueryEngine(t, dir, "q97", set...)
+	eng = eng.WithFaults(fsql.Faults{FailAttempt: func(stage, task, attempt int) bool { return attempt == 0 && task%2 == 1 }})
+	schema, batches := runQuery(t, eng, q)
+	got, err := answers.FromArrow(schema, batches)
+	for _, b := range batches {
+		b.Release()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := answers.Compare(want, got); err != nil {
+		t.Fatalf("with failing attempts: %v", err)
+	}
+}

@@ -217,6 +217,10 @@ type hashJoinStream struct {
 	table        *joinTable // any key but one integer
 	probeScratch joinProbe
 	next         []int32
+	// unique says no two build rows share a key (every chain is one
+	// row): a left join then emits each probe row once, in probe order
+	// (emitLeftUnique).
+	unique       bool
 	buildNullKey bool
 	buildMatched []bool
 	// sb, when set, is the stage's shared build of this join
@@ -428,7 +432,7 @@ func (s *hashJoinStream) share() {
 	}
 	side := &builtSide{
 		cols: s.buildCols, nb: s.nb, next: s.next, ihead: s.ihead, table: s.table,
-		nullKey: s.buildNullKey, rows: s.facts.rows, spilled: s.spilledSide(),
+		unique: s.unique, nullKey: s.buildNullKey, rows: s.facts.rows, spilled: s.spilledSide(),
 	}
 	if s.sb.publish(side, s.res) {
 		s.borrowed = true
@@ -451,6 +455,7 @@ func (s *hashJoinStream) borrow(side *builtSide) {
 	s.build.Close()
 	s.build = nil
 	s.buildCols, s.nb, s.next, s.ihead, s.table = side.cols, side.nb, side.next, side.ihead, side.table
+	s.unique = side.unique
 	s.buildNullKey = side.nullKey
 	s.facts.rows, s.facts.null = side.rows, side.nullKey
 	if side.spilled != nil {
@@ -468,6 +473,7 @@ func (s *hashJoinStream) borrow(side *builtSide) {
 func (s *hashJoinStream) unborrow() {
 	s.borrowed = false
 	s.buildCols, s.nb, s.next, s.ihead, s.table = nil, 0, nil, nil, nil
+	s.unique = false
 	s.sb.release()
 }
 
@@ -482,6 +488,7 @@ func (s *hashJoinStream) noteReserved() {
 // index concatenates the buffered build batches and builds the hash
 // table over them.
 func (s *hashJoinStream) index() error {
+	s.unique = false
 	batches := s.batches
 	s.batches = nil
 	defer func() { releaseBatches(batches) }()
@@ -529,6 +536,7 @@ func (s *hashJoinStream) index() error {
 	if s.j.Type == RightJoin || s.j.Type == FullJoin {
 		s.buildMatched = make([]bool, s.nb)
 	}
+	defer func() { s.unique = uniqueChains(s.next) }()
 	defer func() { s.facts.null = s.facts.null || s.buildNullKey }()
 	if s.intKey {
 		s.ihead = newIntTable(s.nb)
@@ -582,6 +590,7 @@ func (s *hashJoinStream) releaseTable() {
 	s.nb = 0
 	s.dropTable()
 	s.next, s.buildMatched = nil, nil
+	s.unique = false
 	s.buildNullKey = false
 	s.res.Resize(0)
 }
@@ -679,6 +688,9 @@ func (s *hashJoinStream) step() error {
 		}
 		s.prow = n
 		return s.finishProbe()
+	}
+	if t == LeftJoin && s.j.Residual == nil && s.unique && s.chunk == nil && s.prow == 0 && s.pcur < 0 {
+		return s.emitLeftUnique()
 	}
 	s.pi, s.bi = s.pi[:0], s.bi[:0]
 	for s.prow < n && len(s.pi) < BatchSize {

@@ -92,3 +92,63 @@ func (s *hashJoinStream) gatherOutput(pb arrow.RecordBatch, pi, bi []int32) (arr
 	}
 	return newBatch(s.schema, cols, len(bi)), nil
 }
+
+// uniqueChains reports whether the chains next (hashJoinStream.next) are
+// all one row long: no build row has another with its key after it.
+// Rows with a NULL key are -1 too.
+func uniqueChains(next []int32) bool {
+	for _, n := range next {
+		if n >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// emitLeftUnique joins the probe batch of a left join whose build keys
+// are unique (no residual, the build side whole): every probe row is
+// emitted exactly once, matched to its one build row or to NULLs, so the
+// output is the probe batch itself, in its own order, next to the build
+// columns gathered at the chain heads (-1, a NULL row, where none
+// matched). The probe columns are passed on, not copied: q78's left
+// joins of the store aggregate keep most of its rows unmatched, and
+// copying them (as pairs, then as unmatched rows) was most of the join's
+// output work.
+func (s *hashJoinStream) emitLeftUnique() error {
+	pb := s.pb
+	s.pb = nil
+	defer pb.Release()
+	n := int(pb.NumRows())
+	heads := s.heads[:n]
+	pw := s.j.Probe.Schema().NumFields()
+	outs := s.j.Output
+	if outs == nil {
+		outs = make([]int, pw+len(s.buildCols))
+		for i := range outs {
+			outs[i] = i
+		}
+	}
+	var build []arrow.Array
+	for _, o := range outs {
+		if o >= pw {
+			build = append(build, s.buildCols[o-pw])
+		}
+	}
+	bc, err := takeArrays(s.ec.Alloc, build, heads)
+	if err != nil {
+		return err
+	}
+	cols := make([]arrow.Array, len(outs))
+	for k, o := range outs {
+		if o >= pw {
+			cols[k], bc = bc[0], bc[1:]
+			continue
+		}
+		c := pb.Column(o)
+		c.Retain()
+		cols[k] = c
+	}
+	s.prow = n
+	s.pending = append(s.pending, newBatch(s.schema, cols, n))
+	return nil
+}

@@ -48,3 +48,24 @@ func TestHashJoinOutputRejected(t *testing.T) {
 		}
 	}
 }
+
+// A left join over a build side whose keys are all distinct passes each
+// probe batch on whole, the build columns gathered beside it
+// (emitLeftUnique); NULL and unmatched probe keys get NULL build
+// columns, with and without a narrowed output. A build key occurring
+// twice (2 below) takes the pair path again.
+func TestHashJoinLeftUniqueBuild(t *testing.T) {
+	unique := func() *opSource {
+		return buildRows(t, []any{1, "b1"}, []any{3, "b3"}, []any{nil, "bn"}, []any{4, "b4"})
+	}
+	j := hj(t, LeftJoin, unique(), nil)
+	wantSet(t, runRows(t, j), "1|p1|1|b1", "2|p2|NULL|NULL", "NULL|pn|NULL|NULL", "4|p4|4|b4", "2|p2b|NULL|NULL")
+	j = hj(t, LeftJoin, unique(), nil)
+	j.Output = []int{3, 1}
+	wantSet(t, runRows(t, j), "b1|p1", "NULL|p2", "NULL|pn", "b4|p4", "NULL|p2b")
+	dup := buildRows(t, []any{1, "b1"}, []any{2, "b2"}, []any{2, "b2x"})
+	wantSet(t, runRows(t, hj(t, LeftJoin, dup, nil)), "1|p1|1|b1", "2|p2|2|b2", "2|p2|2|b2x", "NULL|pn|NULL|NULL", "4|p4|NULL|NULL", "2|p2b|2|b2", "2|p2b|2|b2x")
+	if !uniqueChains([]int32{-1, -1}) || uniqueChains([]int32{-1, 0}) {
+		t.Fatal("uniqueChains")
+	}
+}

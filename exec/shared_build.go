@@ -57,6 +57,7 @@ type builtSide struct {
 	next    []int32
 	ihead   *intTable
 	table   *joinTable
+	unique  bool // no two rows share a key (hashJoinStream.unique)
 	nullKey bool
 	rows    int64 // build rows read (joinFacts.rows)
 	bytes   int64 // charged to the budget

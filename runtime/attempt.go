@@ -127,17 +127,14 @@ func (o *opener) open(n exec.Node) (exec.Stream, error) {
 		if buf == nil {
 			return nil, fmt.Errorf("%w: stage %d reads an exchange with no buffer", exec.ErrInternal, o.spec.Stage)
 		}
-		r := shuffle.OpenReader(buf, o.spec.Stage, o.spec.Task, o.spec.Parallelism, o.tc.Alloc)
-		var in exec.Stream = &inputStream{s: r, ev: o.ev}
+		var in exec.Stream
 		if cp := o.spec.CoPartitioned[ex]; cp != nil {
 			// A co-partitioned join's build side: only the rows of the
 			// key groups this task reads of its probe side; a task that
 			// reads no whole key-group range of it reads everything.
-			if pb := o.spec.Inputs[cp.Probe]; pb != nil {
-				if start, end, ok := pb.TaskKeyGroups(o.spec.Stage, o.spec.Task, o.spec.Parallelism); ok {
-					in = shuffle.FilterKeyGroups(in, cp.Keys, pb.Subpartitions, start, end, o.tc.Alloc)
-				}
-			}
+			in = cp.open(buf, o.spec, o.tc.Alloc, func(s exec.Stream) exec.Stream { return &inputStream{s: s, ev: o.ev} })
+		} else {
+			in = &inputStream{s: shuffle.OpenReader(buf, o.spec.Stage, o.spec.Task, o.spec.Parallelism, o.tc.Alloc), ev: o.ev}
 		}
 		return o.paced(instrument(op, in)), nil
 	}

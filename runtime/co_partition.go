@@ -49,11 +49,28 @@ type coPartition struct {
 	// build is the join's broadcast build input, probe the stage's hash
 	// input its probe side is partitioned by.
 	build, probe *shuffle.Exchange
+	// via, when set, is the stage's forward input the probe side comes
+	// through: probe is then a hash input of via's producer stage, and
+	// task t of the join's stage reads what producer task t made of its
+	// key groups of probe (a forward edge pairs tasks one to one).
+	via *shuffle.Exchange
 	// keys are the join's build keys in the order of probe's hash keys.
 	keys []expr.Expr
 	// buildBytes and buildRows are what the build stage wrote, cost
 	// what its table would reserve (exec.BuildCost); set when decided.
 	buildBytes, buildRows, cost int64
+	// buildHash, when set, is the hash exchange on the join keys the
+	// build side was partitioned by before it was broadcast: read by the
+	// build stage, or through buildVia (a forward edge) by the stage
+	// before it. Each piece of the broadcast output then holds the key
+	// groups its producer task read, and a task reads only the pieces
+	// it needs, hashing only those it needs part of.
+	buildHash, buildVia *shuffle.Exchange
+	// overLimit is whether the build is over CoPartitionLimit (held
+	// whole it would spill) rather than only large enough that its
+	// tasks should not wait for one of them to build it
+	// (policy.CoPartitionShared).
+	overLimit bool
 }
 
 // CoPartitionedBuild is how a task of a co-partitioned join reads its
@@ -63,6 +80,52 @@ type coPartition struct {
 type CoPartitionedBuild struct {
 	Keys  []expr.Expr
 	Probe *shuffle.Exchange
+	// Via, when set, is the forward input of the join's stage its probe
+	// side comes through (Probe is an input of Via's producer stage, not
+	// of the join's): Ranges[t] is then the key-group range of Probe
+	// that producer task t read, fixed when the producer stage started,
+	// out of KeyGroups.
+	Via       *shuffle.Exchange
+	Ranges    []KeyGroupRange
+	KeyGroups int
+	// BuildRanges, when set, are the key groups (out of
+	// BuildKeyGroups, hashed from Keys) of each producer's piece of the
+	// broadcast build input, by producer task (see
+	// coPartition.buildHash): a task reads whole the pieces inside its
+	// range, skips those outside it and filters only the others.
+	BuildRanges    []KeyGroupRange
+	BuildKeyGroups int
+}
+
+// KeyGroupRange is the key groups Start..End of a hash exchange one task
+// read whole; OK is false when it read anything else (see
+// shuffle.Buffer.TaskKeyGroups).
+type KeyGroupRange struct {
+	Start, End int
+	OK         bool
+}
+
+// taskRange is the key-group range (out of keyGroups) of the build rows
+// task (of parallelism tasks) of stage builds, given the stage's input
+// buffers; ok is false when the task must read the build side whole: it
+// does not read whole key groups of the probe side, one contiguous range
+// (a piece of a key group split for skew), or, through a forward edge,
+// it does not read exactly its own producer task's output.
+func (cp *CoPartitionedBuild) taskRange(inputs map[*shuffle.Exchange]*shuffle.Buffer, stage, task, parallelism int) (start, end, keyGroups int, ok bool) {
+	if cp.Via == nil {
+		pb := inputs[cp.Probe]
+		if pb == nil {
+			return 0, 0, 0, false
+		}
+		start, end, ok = pb.TaskKeyGroups(stage, task, parallelism)
+		return start, end, pb.Subpartitions, ok
+	}
+	fb := inputs[cp.Via]
+	if fb == nil || fb.Kind() != shuffle.Forward || fb.Slices(stage, task) != nil || task >= len(cp.Ranges) || parallelism != len(cp.Ranges) {
+		return 0, 0, 0, false
+	}
+	r := cp.Ranges[task]
+	return r.Start, r.End, cp.KeyGroups, r.OK
 }
 
 // findCoPartitions lists the hash joins of stage st that could run
@@ -78,7 +141,7 @@ func findCoPartitions(st *Stage) []*coPartition {
 		if !ok {
 			return
 		}
-		if cp := coPartitionOf(j); cp != nil && inputs[cp.build] && inputs[cp.probe] {
+		if cp := coPartitionOf(j); cp != nil && inputs[cp.build] && (cp.via == nil && inputs[cp.probe] || cp.via != nil && inputs[cp.via]) {
 			out = append(out, cp)
 		}
 	})
@@ -96,8 +159,10 @@ func coPartitionOf(j *exec.HashJoin) *coPartition {
 	if !ok || build.Kind != shuffle.Broadcast || len(j.BuildKeys) != len(j.ProbeKeys) {
 		return nil
 	}
-	// Where each probe key comes from: a column of one hash exchange.
-	var probe *shuffle.Exchange
+	// Where each probe key comes from: a column of one hash exchange,
+	// read in the join's stage or, through one forward edge, in the
+	// stage before it.
+	var probe, via *shuffle.Exchange
 	from := map[int]int{} // exchange column -> join key
 	for i, k := range j.ProbeKeys {
 		c, ok := k.(*expr.Column)
@@ -105,10 +170,15 @@ func coPartitionOf(j *exec.HashJoin) *coPartition {
 			continue
 		}
 		ex, col, ok := traceColumn(j.Probe, c.Index)
-		if !ok || ex.Kind != shuffle.Hash || (probe != nil && ex != probe) {
+		var fwd *shuffle.Exchange
+		if ok && ex.Kind == shuffle.Forward && ex.Child != nil {
+			fwd = ex
+			ex, col, ok = traceColumn(ex.Child, col)
+		}
+		if !ok || ex.Kind != shuffle.Hash || (probe != nil && (ex != probe || fwd != via)) {
 			continue
 		}
-		probe = ex
+		probe, via = ex, fwd
 		if _, seen := from[col]; !seen {
 			from[col] = i
 		}
@@ -132,7 +202,92 @@ func coPartitionOf(j *exec.HashJoin) *coPartition {
 		}
 		keys[k] = bk
 	}
-	return &coPartition{join: j, build: build, probe: probe, keys: keys}
+	cp := &coPartition{join: j, build: build, probe: probe, via: via, keys: keys}
+	cp.buildHash, cp.buildVia = buildPartitioning(build, keys)
+	return cp
+}
+
+// buildPartitioning is the hash exchange the broadcast build side was
+// partitioned by, if any: the build stage (build.Child) reads it
+// directly, or through one forward edge (via), and its hash keys are
+// keys (the join's build keys in the order of the probe side's hash
+// keys), each traced to it unchanged (traceColumn) with a type that
+// hashes alike. Nil when there is none.
+func buildPartitioning(build *shuffle.Exchange, keys []expr.Expr) (hash, via *shuffle.Exchange) {
+	if build.Child == nil {
+		return nil, nil
+	}
+	for k, key := range keys {
+		bk, ok := key.(*expr.Column)
+		if !ok {
+			return nil, nil
+		}
+		ex, col, ok := traceColumn(build.Child, bk.Index)
+		var fwd *shuffle.Exchange
+		if ok && ex.Kind == shuffle.Forward && ex.Child != nil {
+			fwd = ex
+			ex, col, ok = traceColumn(ex.Child, col)
+		}
+		if !ok || ex.Kind != shuffle.Hash || len(ex.Keys) != len(keys) || (k > 0 && (ex != hash || fwd != via)) {
+			return nil, nil
+		}
+		hk, ok := ex.Keys[k].(*expr.Column)
+		if !ok || hk.Index != col || !sameHash(hk.DataType(), bk.DataType()) {
+			return nil, nil
+		}
+		hash, via = ex, fwd
+	}
+	return hash, via
+}
+
+// buildRanges are the key groups of each producer's piece of the
+// broadcast build input b (written by stage bs), out of keyGroups (the
+// probe side's), when cp.buildHash says what they are and every edge
+// between pairs tasks one to one; nil otherwise.
+func (s *scheduler) buildRanges(cp *coPartition, bs *Stage, b *shuffle.Buffer, keyGroups int) []KeyGroupRange {
+	if cp.buildHash == nil {
+		return nil
+	}
+	br := s.eg.Run(bs)
+	if br == nil || b.Producers != br.Parallelism {
+		return nil
+	}
+	hs := bs // the stage that read cp.buildHash
+	if cp.buildVia != nil {
+		fb := s.buffers[cp.buildVia]
+		if fb == nil || fb.Kind() != shuffle.Forward {
+			return nil
+		}
+		hs = nil
+		for i, ex := range bs.Inputs {
+			if ex == cp.buildVia && i < len(bs.Producers) {
+				hs = bs.Producers[i]
+			}
+		}
+		if hs == nil || s.eg.Run(hs) == nil || s.eg.Run(hs).Parallelism != br.Parallelism {
+			return nil
+		}
+		for u := range br.Parallelism {
+			if fb.Slices(bs.ID, u) != nil {
+				return nil
+			}
+		}
+	}
+	reads := false
+	for _, ex := range hs.Inputs {
+		reads = reads || ex == cp.buildHash
+	}
+	hb := s.buffers[cp.buildHash]
+	if !reads || hb == nil || !hb.Hashed() || hb.Subpartitions != keyGroups {
+		return nil
+	}
+	hp := s.eg.Run(hs).Parallelism
+	out := make([]KeyGroupRange, br.Parallelism)
+	for u := range out {
+		start, end, ok := hb.TaskKeyGroups(hs.ID, u, hp)
+		out[u] = KeyGroupRange{Start: start, End: end, OK: ok}
+	}
+	return out
 }
 
 // sameHash reports whether values of types a and b that a join finds
@@ -231,9 +386,18 @@ func (cp *coPartition) describe(build *Stage, probe *Stage, limit, quota int64, 
 	for _, k := range cp.keys {
 		keys = append(keys, k.String())
 	}
-	return fmt.Sprintf("co-partition switch: planned broadcast %s join's build side (Stage %d) wrote %s in %d rows, a %s table, over half a task's quota (%s of %s); its probe side is Stage %d's hash exchange on the join keys, so each of the %d tasks built only the build rows [%s] of its own key groups",
+	side := fmt.Sprintf("its probe side is Stage %d's hash exchange on the join keys", probe.ID)
+	if cp.via != nil {
+		side = fmt.Sprintf("its probe side comes one to one through a forward edge from Stage %d's tasks, each of which read its own key groups of a hash exchange on the join keys", probe.ID)
+	}
+	if !cp.overLimit {
+		return fmt.Sprintf("co-partitioned build: planned broadcast %s join's build side (Stage %d) wrote %s in %d rows, a %s table, at least %s: shared, one task would build it while the others wait; %s, so each of the %d tasks built only the build rows [%s] of its own key groups, all at once",
+			cp.join.Type, build.ID, policy.FormatBytes(cp.buildBytes), cp.buildRows, policy.FormatBytes(cp.cost), policy.FormatBytes(policy.CoPartitionSharedMin),
+			side, p, strings.Join(keys, ", "))
+	}
+	return fmt.Sprintf("co-partition switch: planned broadcast %s join's build side (Stage %d) wrote %s in %d rows, a %s table, over half a task's quota (%s of %s); %s, so each of the %d tasks built only the build rows [%s] of its own key groups",
 		cp.join.Type, build.ID, policy.FormatBytes(cp.buildBytes), cp.buildRows, policy.FormatBytes(cp.cost), policy.FormatBytes(limit), policy.FormatBytes(quota),
-		probe.ID, p, strings.Join(keys, ", "))
+		side, p, strings.Join(keys, ", "))
 }
 
 // coPartition decides, when stage run r starts (blocking, adaptive, its
@@ -244,11 +408,19 @@ func (cp *coPartition) describe(build *Stage, probe *Stage, limit, quota int64, 
 // raised (policy.CoPartitionParallelism) so each task's part of the
 // largest such build fits one operator's fair share of the task's quota:
 // with more operators than that in the task it would spill again.
+//
+// A smaller build runs co-partitioned too when policy.CoPartitionShared
+// says so: its stage's tasks all run at once, so shared (exec.SharedBuild)
+// one task would build the whole table while the others wait for it;
+// co-partitioned they each build their part at the same time, and probe
+// a table 1/p the size. The parallelism stays p for those, and for every
+// join whose probe side comes through a forward edge (which pairs the
+// stage's tasks with its producer's one to one).
 func (s *scheduler) coPartition(r *StageRun, bufs map[*shuffle.Exchange]*shuffle.Buffer, p int) int {
 	st := r.Stage
 	quota := s.cfg.Memory.TaskQuota()
 	limit := policy.CoPartitionLimit(quota)
-	if limit <= 0 || r.Decision == nil {
+	if r.Decision == nil {
 		return p
 	}
 	cands := findCoPartitions(st)
@@ -261,32 +433,85 @@ func (s *scheduler) coPartition(r *StageRun, bufs map[*shuffle.Exchange]*shuffle
 			writer[ex] = st.Producers[i]
 		}
 	}
+	share := quota / int64(max(memoryHolders(st.Root), 1))
+	slots := s.usableSlots()
 	var chosen []*coPartition
+	probeStage := map[*coPartition]*Stage{}
+	ranges := map[*coPartition]*CoPartitionedBuild{}
+	keyGroupsOf := map[*coPartition]int{}
 	var largest int64
 	maxTasks := s.cfg.Adaptive.Normalized().MaxParallelism
 	for _, cp := range cands {
-		bs, ps := writer[cp.build], writer[cp.probe]
-		if bs == nil || ps == nil || !s.eg.Run(bs).finished {
+		bs := writer[cp.build]
+		if bs == nil || !s.eg.Run(bs).finished {
 			continue // the build's size is not known yet
 		}
-		b, pb := bufs[cp.build], bufs[cp.probe]
-		if b == nil || pb == nil || !pb.Hashed() {
+		b := bufs[cp.build]
+		if b == nil {
+			continue
+		}
+		var ps *Stage
+		var pb *shuffle.Buffer
+		var cb *CoPartitionedBuild
+		if cp.via == nil {
+			ps, pb = writer[cp.probe], bufs[cp.probe]
+		} else {
+			// The probe side's key groups were fixed when the forward
+			// edge's producer started: task t of this stage reads what
+			// its task t made of them.
+			fs, fb := writer[cp.via], bufs[cp.via]
+			if fs == nil || fb == nil || fb.Kind() != shuffle.Forward {
+				continue
+			}
+			fr := s.eg.Run(fs)
+			if fr == nil || !fr.started || fr.Parallelism != p {
+				continue
+			}
+			for _, ex := range fs.Inputs {
+				if ex == cp.probe {
+					pb = s.buffers[ex]
+				}
+			}
+			if pb == nil || !pb.Hashed() {
+				continue
+			}
+			ps = fs
+			cb = &CoPartitionedBuild{Keys: cp.keys, Probe: cp.probe, Via: cp.via, KeyGroups: pb.Subpartitions, Ranges: make([]KeyGroupRange, p)}
+			some := false
+			for t := range p {
+				start, end, ok := pb.TaskKeyGroups(fs.ID, t, p)
+				cb.Ranges[t] = KeyGroupRange{Start: start, End: end, OK: ok}
+				some = some || ok
+			}
+			if !some {
+				continue
+			}
+		}
+		if pb == nil || ps == nil || !pb.Hashed() {
 			continue
 		}
 		cp.buildBytes, cp.buildRows = b.TotalBytes(), b.TotalRows()
 		cp.cost = exec.BuildCost(cp.buildBytes, cp.buildRows)
-		if !policy.SwitchToCoPartitioned(cp.cost, limit) {
+		cp.overLimit = policy.SwitchToCoPartitioned(cp.cost, limit)
+		if !cp.overLimit && !policy.CoPartitionShared(cp.cost, p, slots, share) {
 			continue
 		}
 		chosen = append(chosen, cp)
-		largest = max(largest, cp.cost)
-		maxTasks = min(maxTasks, pb.Subpartitions)
+		probeStage[cp] = ps
+		keyGroupsOf[cp] = pb.Subpartitions
+		ranges[cp] = cb
+		if cp.via != nil {
+			maxTasks = p
+		}
+		if cp.overLimit {
+			largest = max(largest, cp.cost)
+			maxTasks = min(maxTasks, pb.Subpartitions)
+		}
 	}
 	if len(chosen) == 0 {
 		return p
 	}
-	share := quota / int64(max(memoryHolders(st.Root), 1))
-	np := policy.CoPartitionParallelism(p, largest, share, s.usableSlots(), maxTasks)
+	np := policy.CoPartitionParallelism(p, largest, share, slots, maxTasks)
 	if np <= 1 {
 		return p // one task reads every key group: nothing to divide
 	}
@@ -296,8 +521,21 @@ func (s *scheduler) coPartition(r *StageRun, bufs map[*shuffle.Exchange]*shuffle
 	}
 	r.coPartitioned = map[*shuffle.Exchange]*CoPartitionedBuild{}
 	for _, cp := range chosen {
-		r.coPartitioned[cp.build] = &CoPartitionedBuild{Keys: cp.keys, Probe: cp.probe}
-		r.CoPartitions = append(r.CoPartitions, cp.describe(writer[cp.build], writer[cp.probe], limit, quota, np))
+		cb := ranges[cp]
+		if cb == nil {
+			cb = &CoPartitionedBuild{Keys: cp.keys, Probe: cp.probe}
+		}
+		if kgs := keyGroupsOf[cp]; kgs > 0 {
+			if br := s.buildRanges(cp, writer[cp.build], bufs[cp.build], kgs); br != nil {
+				cb.BuildRanges, cb.BuildKeyGroups = br, kgs
+			}
+		}
+		r.coPartitioned[cp.build] = cb
+		d := cp.describe(writer[cp.build], probeStage[cp], limit, quota, np)
+		if cb.BuildRanges != nil {
+			d += "; the build side was hash-partitioned on the same keys before its broadcast, so each task read whole the build tasks' pieces inside its key groups and hashed only the rows of those that straddle them"
+		}
+		r.CoPartitions = append(r.CoPartitions, d)
 	}
 	return np
 }

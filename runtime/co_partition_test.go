@@ -169,3 +169,59 @@ func TestCoPartitionOf(t *testing.T) {
 		}
 	}
 }
+
+// TestCoPartitionThroughForward: a probe side that comes through a
+// forward edge from a stage that read a hash exchange on the join keys
+// (q97's aggregates joined on their group keys) is a candidate, with the
+// forward edge as via; through two forward edges it is not. A broadcast
+// build side that was hash-partitioned on the same keys before it was
+// broadcast (directly or through one forward edge) says so (buildHash),
+// so that its tasks' pieces can be taken whole; partitioned on the keys
+// in another order, or on other keys, it does not.
+func TestCoPartitionThroughForward(t *testing.T) {
+	i64 := arrow.PrimitiveTypes.Int64
+	col := func(i int) expr.Expr { return expr.NewColumn(i, i64, "") }
+	hashOn := func(keys ...expr.Expr) *shuffle.Exchange {
+		return &shuffle.Exchange{Kind: shuffle.Hash, Child: &genSource{}, Keys: keys}
+	}
+	final := func(ex *shuffle.Exchange) exec.Node {
+		return &exec.HashAggregate{Child: ex, Mode: exec.AggFinal, GroupBy: []expr.Expr{col(0), col(1)}, GroupNames: []string{"id", "key"}}
+	}
+	forward := func(n exec.Node) *shuffle.Exchange { return &shuffle.Exchange{Kind: shuffle.Forward, Child: n} }
+	bcast := func(n exec.Node) *shuffle.Exchange { return &shuffle.Exchange{Kind: shuffle.Broadcast, Child: n} }
+	join := func(build, probe exec.Node, buildKeys ...int) *exec.HashJoin {
+		return &exec.HashJoin{Type: exec.AntiJoin, Build: build, Probe: probe,
+			BuildKeys: []expr.Expr{col(buildKeys[0]), col(buildKeys[1])}, ProbeKeys: []expr.Expr{col(0), col(1)}}
+	}
+
+	ph := hashOn(col(0), col(1))
+	fwd := forward(final(ph))
+	bh := hashOn(col(0), col(1))
+	bfwd := forward(final(bh))
+	cp := coPartitionOf(join(bcast(bfwd), fwd, 0, 1))
+	if cp == nil || cp.probe != ph || cp.via != fwd {
+		t.Fatalf("through a forward edge: got %+v, want probe the hash exchange via the forward edge", cp)
+	}
+	if cp.buildHash != bh || cp.buildVia != bfwd {
+		t.Errorf("build side hash-partitioned through a forward edge: buildHash %v via %v", cp.buildHash, cp.buildVia)
+	}
+
+	// The build stage reading the hash exchange itself.
+	bh2 := hashOn(col(0), col(1))
+	if cp := coPartitionOf(join(bcast(final(bh2)), fwd, 0, 1)); cp == nil || cp.buildHash != bh2 || cp.buildVia != nil {
+		t.Errorf("build stage reading the hash exchange: got %+v", cp)
+	}
+	// Build keys in the other order than the build side's hash keys:
+	// still a candidate, but its pieces' key groups are not the probe's.
+	if cp := coPartitionOf(join(bcast(bfwd), fwd, 1, 0)); cp == nil || cp.buildHash != nil {
+		t.Errorf("build keys swapped: got %+v, want a candidate without buildHash", cp)
+	}
+	// Build side partitioned on one of the keys only.
+	if cp := coPartitionOf(join(bcast(forward(final(hashOn(col(0))))), fwd, 0, 1)); cp == nil || cp.buildHash != nil {
+		t.Errorf("build side hashed on other keys: got %+v, want a candidate without buildHash", cp)
+	}
+	// Two forward edges.
+	if cp := coPartitionOf(join(bcast(bfwd), forward(fwd), 0, 1)); cp != nil {
+		t.Errorf("through two forward edges: got a candidate %+v", cp)
+	}
+}

@@ -64,3 +64,26 @@ func CoPartitionParallelism(p int, largestBuild, share int64, slots, maxTasks in
 	}
 	return max(want, 1)
 }
+
+// CoPartitionSharedMin is the smallest planned broadcast build table
+// (exec.BuildCost bytes) CoPartitionShared divides among the tasks. Below
+// it building the whole table takes about as long as each task hashing
+// every build row to keep its own (shuffle.FilterKeyGroups), and a
+// dimension of a few thousand rows is best built once.
+const CoPartitionSharedMin = 4 << 20
+
+// CoPartitionShared is the decision for one planned broadcast join, not
+// over CoPartitionLimit, whose probe side is hash-partitioned on its keys
+// in a stage of tasks tasks: run it co-partitioned when all the tasks run
+// at once (at most slots of them), so that shared one task would build
+// the table while the others wait for it; when the table (buildCost) is
+// at least CoPartitionSharedMin; and when each task's part of it fits
+// share, one operator's fair share of a task's quota (zero: no quota).
+// Co-partitioned, each task builds 1/tasks of the table at the same time
+// as the others, and probes a table that much smaller.
+func CoPartitionShared(buildCost int64, tasks, slots int, share int64) bool {
+	if tasks < 2 || tasks > slots || buildCost < CoPartitionSharedMin {
+		return false
+	}
+	return share <= 0 || buildCost/int64(tasks) <= share
+}

@@ -66,3 +66,23 @@ func TestCoPartitionParallelism(t *testing.T) {
 		}
 	}
 }
+
+func TestCoPartitionShared(t *testing.T) {
+	for _, c := range []struct {
+		cost         int64
+		tasks, slots int
+		share        int64
+		want         bool
+	}{
+		{CoPartitionSharedMin, 2, 2, 0, true},
+		{CoPartitionSharedMin - 1, 2, 2, 0, false}, // small: built once
+		{64 << 20, 1, 2, 0, false},                 // one task: nothing to divide
+		{64 << 20, 4, 2, 0, false},                 // two waves: the second finds it built
+		{64 << 20, 2, 2, 16 << 20, false},          // a task's part over its share
+		{32 << 20, 2, 2, 16 << 20, true},
+	} {
+		if got := CoPartitionShared(c.cost, c.tasks, c.slots, c.share); got != c.want {
+			t.Errorf("CoPartitionShared(%d, %d, %d, %d) = %v, want %v", c.cost, c.tasks, c.slots, c.share, got, c.want)
+		}
+	}
+}
