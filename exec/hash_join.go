@@ -542,14 +542,19 @@ func (s *hashJoinStream) index() error {
 		s.ihead = newIntTable(s.nb)
 		vals := intKeys(keys[0], nil)
 		bits, off := validity(keys[0])
-		for i := s.nb - 1; i >= 0; i-- {
-			if !isValid(bits, off, i) {
-				s.buildNullKey = true
-				continue
+		for hi := s.nb; hi > 0; {
+			lo := max(hi-touchRun, 0)
+			s.probeScratch.sink = uint64(s.ihead.touch(vals[lo:hi]))
+			for i := hi - 1; i >= lo; i-- {
+				if !isValid(bits, off, i) {
+					s.buildNullKey = true
+					continue
+				}
+				slot := s.ihead.upsert(vals[i])
+				s.next[i] = s.ihead.value(slot)
+				s.ihead.set(slot, int32(i))
 			}
-			slot := s.ihead.upsert(vals[i])
-			s.next[i] = s.ihead.value(slot)
-			s.ihead.set(slot, int32(i))
+			hi = lo
 		}
 		return nil
 	}
@@ -645,13 +650,17 @@ func (s *hashJoinStream) startProbe(b arrow.RecordBatch) error {
 	if s.intKey {
 		s.ibuf = intKeys(keys[0], s.ibuf)
 		bits, off := validity(keys[0])
-		for i, v := range s.ibuf {
-			if !isValid(bits, off, i) {
-				s.heads[i], s.pnull[i] = -1, true
-				continue
+		for lo := 0; lo < n; lo += touchRun {
+			hi := min(lo+touchRun, n)
+			s.probeScratch.sink = uint64(s.ihead.touch(s.ibuf[lo:hi]))
+			for i := lo; i < hi; i++ {
+				if !isValid(bits, off, i) {
+					s.heads[i], s.pnull[i] = -1, true
+					continue
+				}
+				s.pnull[i] = false
+				s.heads[i] = s.ihead.get(s.ibuf[i])
 			}
-			s.pnull[i] = false
-			s.heads[i] = s.ihead.get(v)
 		}
 		return nil
 	}
@@ -689,7 +698,12 @@ func (s *hashJoinStream) step() error {
 		s.prow = n
 		return s.finishProbe()
 	}
-	if t == LeftJoin && s.j.Residual == nil && s.unique && s.chunk == nil && s.prow == 0 && s.pcur < 0 {
+	if s.j.Residual == nil && s.unique && s.chunk == nil && s.prow == 0 && s.pcur < 0 &&
+		(t == LeftJoin || t == InnerJoin && allMatched(s.heads[:n])) {
+		// An inner join whose every probe row finds its one build row
+		// emits what a left join would: the probe batch passed on (q78's
+		// and q97's date_dim joins, which the dynamic filter leaves
+		// nothing to drop).
 		return s.emitLeftUnique()
 	}
 	s.pi, s.bi = s.pi[:0], s.bi[:0]

@@ -105,6 +105,16 @@ func uniqueChains(next []int32) bool {
 	return true
 }
 
+// allMatched reports whether every probe row has a chain.
+func allMatched(heads []int32) bool {
+	for _, h := range heads {
+		if h < 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // emitLeftUnique joins the probe batch of a left join whose build keys
 // are unique (no residual, the build side whole): every probe row is
 // emitted exactly once, matched to its one build row or to NULLs, so the
@@ -113,7 +123,8 @@ func uniqueChains(next []int32) bool {
 // matched). The probe columns are passed on, not copied: q78's left
 // joins of the store aggregate keep most of its rows unmatched, and
 // copying them (as pairs, then as unmatched rows) was most of the join's
-// output work.
+// output work. An inner join comes here too when every row of the probe
+// batch matched (step checks): the output is then the same.
 func (s *hashJoinStream) emitLeftUnique() error {
 	pb := s.pb
 	s.pb = nil

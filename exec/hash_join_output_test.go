@@ -69,3 +69,28 @@ func TestHashJoinLeftUniqueBuild(t *testing.T) {
 		t.Fatal("uniqueChains")
 	}
 }
+
+// An inner join over distinct build keys whose every probe row matches
+// passes the probe batch on like a left join (emitLeftUnique); one probe
+// row without a match (a NULL key) sends the batch down the pair path.
+func TestHashJoinInnerUniqueAllMatched(t *testing.T) {
+	unique := func() *opSource {
+		return buildRows(t, []any{1, "b1"}, []any{2, "b2"}, []any{4, "b4"}, []any{nil, "bn"})
+	}
+	all := func() *opSource {
+		return src(t, probeSchema, []any{2, "p2"}, []any{1, "p1"}, []any{4, "p4"}, []any{2, "p2b"})
+	}
+	j := hj(t, InnerJoin, unique(), nil)
+	j.Probe = all()
+	wantSet(t, runRows(t, j), "2|p2|2|b2", "1|p1|1|b1", "4|p4|4|b4", "2|p2b|2|b2")
+	j = hj(t, InnerJoin, unique(), nil)
+	j.Probe = all()
+	j.Output = []int{1}
+	wantSet(t, runRows(t, j), "p2", "p1", "p4", "p2b")
+	j = hj(t, InnerJoin, unique(), nil)
+	j.Output = []int{3, 1}
+	wantSet(t, runRows(t, j), "b1|p1", "b2|p2", "b4|p4", "b2|p2b")
+	if !allMatched([]int32{0, 3}) || allMatched([]int32{0, -1}) {
+		t.Fatal("allMatched")
+	}
+}
