@@ -118,9 +118,16 @@ type sortBuffer struct {
 	// when the buffer spilled, so its consumer (a window) has the share
 	// for itself rather than for rows waiting to be merged.
 	spillRest bool
-	res       *Reservation
-	batches   []arrow.RecordBatch
-	rows      int
+	// keep, when set, filters the sorted permutation before rows are
+	// gathered (a window's RankLimit); the buffer then compacts itself
+	// as a top-N buffer does, at compactAt rows, counting the rows its
+	// compactions read and kept.
+	keep                      func(keys []arrow.Array, perm []int32) ([]int32, error)
+	compactAt                 int
+	compactedIn, compactedOut int
+	res                       *Reservation
+	batches                   []arrow.RecordBatch
+	rows                      int
 	// after sort: the sorted columns
 	cols []arrow.Array
 	n    int
@@ -197,10 +204,20 @@ func (b *sortBuffer) add(ctx context.Context, batch arrow.RecordBatch) error {
 	if b.limit >= 0 && b.rows >= max(2*b.limit, BatchSize) {
 		return b.compact()
 	}
+	if b.keep != nil && b.rows >= max(b.compactAt, rankCompactRows) {
+		in := b.rows
+		if err := b.compact(); err != nil {
+			return err
+		}
+		b.compactedIn += in
+		b.compactedOut += b.rows
+		b.compactAt = 2 * b.rows
+	}
 	return nil
 }
 
-// compact sorts a top-N buffer and keeps its first limit rows as the one
+// compact sorts a top-N buffer and keeps its first limit rows (or a
+// rank-limited one and keeps the rows its limit keeps) as the one
 // buffered batch. What it keeps is never released first, so no other
 // reserver can take it in between.
 func (b *sortBuffer) compact() error {
@@ -288,6 +305,9 @@ func (b *sortBuffer) sort(limit int) error {
 		return err
 	}
 	perm, err := sortPermutation(keys, b.keys, rows)
+	if err == nil && b.keep != nil {
+		perm, err = b.keep(keys, perm)
+	}
 	releaseArrays(keys)
 	if err != nil {
 		return err

@@ -53,6 +53,12 @@ type Window struct {
 	// sort, and computes partitions as they stream in, holding a chunk of
 	// complete partitions at a time rather than the whole input.
 	Presorted bool
+	// Limit, when set, is a filter on the result of a rank or row_number
+	// among Funcs (every one of which is rank, row_number or dense_rank):
+	// rows numbered past it are dropped as the input is sorted, and the
+	// filter itself stays above (RankLimit). A presorted window does not
+	// sort and ignores it.
+	Limit *RankLimit
 }
 
 // FrameUnit says how a frame's offsets count: rows, or order-key values.
@@ -165,6 +171,8 @@ func (w *Window) String() string {
 	}
 	if w.Presorted {
 		frame += ", presorted"
+	} else if w.Limit != nil {
+		frame += ", keeps " + w.Limit.String()
 	}
 	return fmt.Sprintf("Window(%s, partition by [%s], order by [%s]%s)", strings.Join(fs, ", "), exprList(w.PartitionBy), sortKeyList(w.OrderBy), frame)
 }
@@ -207,14 +215,12 @@ func (w *Window) Open(tc *TaskContext, inputs []Stream) (Stream, error) {
 			return nil, errs.New(errs.Internal, "RANGE frame with an offset needs one ORDER BY key and a bound expression")
 		}
 	}
-	// Sort by partition keys, then order keys.
-	keys := make([]SortKey, 0, len(w.PartitionBy)+len(w.OrderBy))
-	for _, p := range w.PartitionBy {
-		keys = append(keys, SortKey{Expr: p, NullsFirst: true})
-	}
-	keys = append(keys, w.OrderBy...)
+	keys := windowSortKeys(w.PartitionBy, w.OrderBy)
 	buf := newSortBuffer(tc, w.Child.Schema(), keys, "window", -1)
 	buf.spillRest = true
+	if w.Limit != nil && !w.Presorted {
+		buf.keep = w.Limit.keeper(keys, len(w.PartitionBy))
+	}
 	return &windowStream{w: w, in: inputs[0], keys: keys, buf: buf, schema: w.Schema(), presorted: w.Presorted}, nil
 }
 

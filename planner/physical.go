@@ -123,6 +123,15 @@ func (b *physBuilder) buildNode(p Plan) (phys, error) {
 	case *Scan:
 		return b.scan(n)
 	case *Filter:
+		if w, ok := n.Child.(*Window); ok && b.parents[w] < 2 {
+			if lim := rankLimit(n.Cond, w); lim != nil {
+				c, err := b.window(w, lim)
+				if err != nil {
+					return c, err
+				}
+				return phys{&exec.Filter{Child: c.node, Cond: n.Cond}, c.single}, nil
+			}
+		}
 		c, err := b.build(n.Child)
 		if err != nil {
 			return c, err
@@ -147,7 +156,7 @@ func (b *physBuilder) buildNode(p Plan) (phys, error) {
 	case *Limit:
 		return b.limit(n)
 	case *Window:
-		return b.window(n)
+		return b.window(n, nil)
 	case *Union:
 		var ins []phys
 		anySingle := false

@@ -9,7 +9,12 @@ import "github.com/fsql-dev/fsql/exec"
 // order order_windows arranged): then it reads that output as it comes,
 // presorted, with no exchange (q47's average over the rank's output,
 // which is sorted by category, brand, store, company, year and month).
-func (b *physBuilder) window(n *Window) (phys, error) {
+//
+// A rank limit (rankLimit: the filter above keeps rows ranked at most K)
+// is the window's to apply as it sorts, and, below an exchange, each
+// producing task's too (exec.WindowGroupLimit), so the exchange carries
+// at most K rows of a partition per task.
+func (b *physBuilder) window(n *Window, lim *exec.RankLimit) (phys, error) {
 	c, err := b.build(n.Child)
 	if err != nil {
 		return c, err
@@ -23,12 +28,17 @@ func (b *physBuilder) window(n *Window) (phys, error) {
 			return phys{w, c.single}, nil
 		}
 	}
+	w.Limit = lim
 	single := c.single
 	if !single {
+		in := c.node
+		if lim != nil {
+			in = &exec.WindowGroupLimit{Child: in, PartitionBy: n.PartitionBy, OrderBy: n.OrderBy, Limit: *lim}
+		}
 		if len(n.PartitionBy) == 0 {
-			w.Child, single = b.gather(c), true
+			w.Child, single = b.gather(phys{in, false}), true
 		} else {
-			w.Child = b.hash(c.node, n.PartitionBy)
+			w.Child = b.hash(in, n.PartitionBy)
 		}
 	}
 	return phys{w, single}, nil

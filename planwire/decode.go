@@ -345,6 +345,26 @@ func (d *decoder) op(m *pb.Node) (exec.Node, error) {
 			}
 			out.Funcs = append(out.Funcs, wf)
 		}
+		if l := w.Limit; l != nil {
+			out.Limit = &exec.RankLimit{Fn: l.Fn, K: l.K}
+		}
+		return out, nil
+	case *pb.Node_WindowGroupLimit:
+		w := x.WindowGroupLimit
+		if w.Limit == nil {
+			return nil, errs.New(errs.Internal, "plan wire: a WindowGroupLimit without its limit")
+		}
+		out := &exec.WindowGroupLimit{Limit: exec.RankLimit{Fn: w.Limit.Fn, K: w.Limit.K}}
+		var err error
+		if out.Child, err = d.node(w.Child); err != nil {
+			return nil, err
+		}
+		if out.PartitionBy, err = decodeExprs(w.PartitionBy); err != nil {
+			return nil, err
+		}
+		if out.OrderBy, err = decodeSortKeys(w.OrderBy); err != nil {
+			return nil, err
+		}
 		return out, nil
 	case *pb.Node_Values:
 		v := x.Values

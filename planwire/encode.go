@@ -305,7 +305,23 @@ func (e *encoder) node(n exec.Node) (*pb.Node, error) {
 			}
 			m.Funcs = append(m.Funcs, wf)
 		}
+		if x.Limit != nil {
+			m.Limit = &pb.RankLimit{Fn: x.Limit.Fn, K: x.Limit.K}
+		}
 		out.Op = &pb.Node_Window{Window: m}
+	case *exec.WindowGroupLimit:
+		m := &pb.WindowGroupLimit{Limit: &pb.RankLimit{Fn: x.Limit.Fn, K: x.Limit.K}}
+		var err error
+		if m.Child, err = e.node(x.Child); err != nil {
+			return nil, err
+		}
+		if m.PartitionBy, err = encodeExprs(x.PartitionBy); err != nil {
+			return nil, err
+		}
+		if m.OrderBy, err = encodeSortKeys(x.OrderBy); err != nil {
+			return nil, err
+		}
+		out.Op = &pb.Node_WindowGroupLimit{WindowGroupLimit: m}
 	case *exec.Values:
 		m := &pb.Values{Names: x.Names}
 		for _, row := range x.Rows {

@@ -37,7 +37,8 @@ var encoded = map[reflect.Type][]string{
 	reflect.TypeFor[exec.TopN]():                       {"Child", "Keys", "N", "Offset"},
 	reflect.TypeFor[exec.Limit]():                      {"Child", "N", "Offset"},
 	reflect.TypeFor[exec.UnionAll]():                   {"Inputs"},
-	reflect.TypeFor[exec.Window]():                     {"Child", "PartitionBy", "OrderBy", "Funcs", "Frame", "Presorted"},
+	reflect.TypeFor[exec.Window]():                     {"Child", "PartitionBy", "OrderBy", "Funcs", "Frame", "Presorted", "Limit"},
+	reflect.TypeFor[exec.WindowGroupLimit]():           {"Child", "PartitionBy", "OrderBy", "Limit"},
 	reflect.TypeFor[exec.Values]():                     {"Rows", "Names", "Types"},
 	reflect.TypeFor[exec.MaxOneRow]():                  {"Child"},
 	reflect.TypeFor[exec.DynamicFilterDataCollector](): {"ID", "Child", "Keys"},
@@ -57,6 +58,7 @@ var encoded = map[reflect.Type][]string{
 	reflect.TypeFor[exec.WindowFrame](): {"Unit", "Start", "End"},
 	reflect.TypeFor[exec.FrameBound]():  {"Kind", "Rows", "Value"},
 	reflect.TypeFor[exec.SortKey]():     {"Expr", "Desc", "NullsFirst"},
+	reflect.TypeFor[exec.RankLimit]():   {"Fn", "K"},
 	reflect.TypeFor[pruning.Target]():   {"CollectorID", "Column", "Key", "Name"},
 	// Expressions. A call's kernel (impl) is not carried: the decoder
 	// resolves it again through the binders.

@@ -94,6 +94,7 @@ var queries = []struct{ name, sql string }{
 	{"rollup", "select day, qty, sum(price), count(distinct v) from fact where id < 300 group by day, qty with rollup order by day, qty limit 8"},
 	{"rollup of partial states", "select day, qty, sum(price), count(*), avg(price), grouping(qty) from fact where id < 300 group by day, qty with rollup order by day, qty limit 8"},
 	{"window", "select id, rank() over (partition by day order by qty desc, id), sum(qty) over (partition by day order by id rows between unbounded preceding and current row) from fact where id % 1000 < 3 order by id"},
+	{"rank limit", "select * from (select id, day, row_number() over (partition by day order by qty desc, id) rn from fact) t where rn <= 3 order by day, rn"},
 	{"values and union", "select 1 as a, 'x' collate utf8mb4_general_ci as b union all select 2, 'Y' union all select 3, null"},
 	{"scalar subquery", "select id, price from fact where qty > (select avg(qty) from fact where day = 2) and id < 40 order by id"},
 	{"nested loop join", "select count(*), min(f.id) from fact f, dim where f.qty < dim.d_day and f.id < 2000"},

@@ -372,7 +372,7 @@ func memoryHolders(root exec.Node) int {
 			if len(m.BuildKeys) > 0 {
 				n++
 			}
-		case *exec.HashAggregate, *exec.Sort, *exec.TopN, *exec.Window, *exec.Rollup:
+		case *exec.HashAggregate, *exec.Sort, *exec.TopN, *exec.Window, *exec.WindowGroupLimit, *exec.Rollup:
 			n++
 		}
 	})

@@ -30,43 +30,61 @@ func BenchmarkTake(b *testing.B) {
 	alloc := memory.NewGoAllocator()
 	for _, dt := range benchTypes {
 		for _, n := range []int{1500, 8192} {
-			r := rand.New(rand.NewPCG(1, uint64(n)))
-			a := randomArray(b, alloc, dt, n, 5, r)
-			idx := randomIdx(0)(r, n)[:n]
-			ib := array.NewInt32Builder(alloc)
-			ib.AppendValues(idx, nil)
-			ia := ib.NewArray()
-			ib.Release()
-			name := fmt.Sprintf("%s/rows=%d", dt, n)
-			b.Run(name+"/kernels", func(b *testing.B) {
-				for b.Loop() {
-					out, err := Take(alloc, a, idx)
-					if err != nil {
-						b.Fatal(err)
-					}
-					out.Release()
+			// random: a build side's rows in probe order; in-order: a probe
+			// side of which 90% matched, in runs.
+			for _, order := range []string{"random", "in-order"} {
+				r := rand.New(rand.NewPCG(1, uint64(n)))
+				a := randomArray(b, alloc, dt, n, 5, r)
+				idx := randomIdx(0)(r, n)[:n]
+				if order == "in-order" {
+					idx = inOrder(r, n, 90)
 				}
-			})
-			b.Run(name+"/compute", func(b *testing.B) {
-				ctx := compute.WithAllocator(context.Background(), alloc)
-				for b.Loop() {
-					// The index array is built per call, as callers did.
-					ib := array.NewInt32Builder(alloc)
-					ib.AppendValues(idx, nil)
-					ia := ib.NewArray()
-					ib.Release()
-					out, err := compute.TakeArray(ctx, a, ia)
-					if err != nil {
-						b.Fatal(err)
+				ib := array.NewInt32Builder(alloc)
+				ib.AppendValues(idx, nil)
+				ia := ib.NewArray()
+				ib.Release()
+				name := fmt.Sprintf("%s/rows=%d/%s", dt, n, order)
+				b.Run(name+"/kernels", func(b *testing.B) {
+					for b.Loop() {
+						out, err := Take(alloc, a, idx)
+						if err != nil {
+							b.Fatal(err)
+						}
+						out.Release()
 					}
-					out.Release()
-					ia.Release()
-				}
-			})
-			ia.Release()
-			a.Release()
+				})
+				b.Run(name+"/compute", func(b *testing.B) {
+					ctx := compute.WithAllocator(context.Background(), alloc)
+					for b.Loop() {
+						// The index array is built per call, as callers did.
+						ib := array.NewInt32Builder(alloc)
+						ib.AppendValues(idx, nil)
+						ia := ib.NewArray()
+						ib.Release()
+						out, err := compute.TakeArray(ctx, a, ia)
+						if err != nil {
+							b.Fatal(err)
+						}
+						out.Release()
+						ia.Release()
+					}
+				})
+				ia.Release()
+				a.Release()
+			}
 		}
 	}
+}
+
+// inOrder keeps keepPct percent of rows 0..n-1, in order.
+func inOrder(r *rand.Rand, n, keepPct int) []int32 {
+	idx := make([]int32, 0, n)
+	for j := range n {
+		if r.IntN(100) < keepPct {
+			idx = append(idx, int32(j))
+		}
+	}
+	return idx
 }
 
 func BenchmarkFilterBatch(b *testing.B) {

@@ -150,6 +150,9 @@ func TestTakeMatchesCompute(t *testing.T) {
 		{"repeated", 10, 10, 0, -1, func(r *rand.Rand, n int) []int32 { return []int32{3, 3, 3, 0, 9, 0} }},
 		{"empty idx", 100, 10, 0, -1, func(*rand.Rand, int) []int32 { return []int32{} }},
 		{"long", 5000, 5, 3, 4990, randomIdx(1)},
+		{"runs", 300, 10, 0, -1, runsIdx(90, 5)},
+		{"runs sliced", 300, 10, 17, 250, runsIdx(70, 10)},
+		{"one run", 64, 0, 0, -1, func(_ *rand.Rand, n int) []int32 { return ascending(0, n) }},
 	}
 	for _, dt := range testTypes {
 		for _, tc := range cases {
@@ -191,6 +194,37 @@ func randomIdx(negPct int) func(r *rand.Rand, n int) []int32 {
 		}
 		return idx
 	}
+}
+
+// runsIdx keeps keepPct percent of the rows in order, as a join's probe
+// side or a filter does, with negPct percent of the kept indexes -1, and
+// then restarts from a random row: runs of consecutive indexes of every
+// length, broken by gaps, NULLs and backward jumps.
+func runsIdx(keepPct, negPct int) func(r *rand.Rand, n int) []int32 {
+	return func(r *rand.Rand, n int) []int32 {
+		var idx []int32
+		for pass := 0; pass < 3 && n > 0; pass++ {
+			for j := r.IntN(n); j < n; j++ {
+				switch {
+				case r.IntN(100) >= keepPct:
+				case r.IntN(100) < negPct:
+					idx = append(idx, -1)
+				default:
+					idx = append(idx, int32(j))
+				}
+			}
+		}
+		return idx
+	}
+}
+
+// ascending is start, start+1, ..., start+n-1.
+func ascending(start, n int) []int32 {
+	idx := make([]int32, n)
+	for i := range idx {
+		idx[i] = int32(start + i)
+	}
+	return idx
 }
 
 // checkSame compares type, length, null count and values row by row.

@@ -714,6 +714,7 @@ type Node struct {
 	//	*Node_Sink
 	//	*Node_TableCommit
 	//	*Node_Rollup
+	//	*Node_WindowGroupLimit
 	Op            isNode_Op `protobuf_oneof:"op"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -952,6 +953,15 @@ func (x *Node) GetRollup() *Rollup {
 	return nil
 }
 
+func (x *Node) GetWindowGroupLimit() *WindowGroupLimit {
+	if x != nil {
+		if x, ok := x.Op.(*Node_WindowGroupLimit); ok {
+			return x.WindowGroupLimit
+		}
+	}
+	return nil
+}
+
 type isNode_Op interface {
 	isNode_Op()
 }
@@ -1042,6 +1052,10 @@ type Node_Rollup struct {
 	Rollup *Rollup `protobuf:"bytes,22,opt,name=rollup,proto3,oneof"`
 }
 
+type Node_WindowGroupLimit struct {
+	WindowGroupLimit *WindowGroupLimit `protobuf:"bytes,23,opt,name=window_group_limit,json=windowGroupLimit,proto3,oneof"`
+}
+
 func (*Node_Ref) isNode_Op() {}
 
 func (*Node_Input) isNode_Op() {}
@@ -1083,6 +1097,8 @@ func (*Node_Sink) isNode_Op() {}
 func (*Node_TableCommit) isNode_Op() {}
 
 func (*Node_Rollup) isNode_Op() {}
+
+func (*Node_WindowGroupLimit) isNode_Op() {}
 
 // InputExchange is an exchange the stage reads: a leaf of its fragment.
 // Its exchange ID names the producer: the fragment whose output it is.
@@ -2442,7 +2458,11 @@ type Window struct {
 	Frame       *WindowFrame           `protobuf:"bytes,5,opt,name=frame,proto3" json:"frame,omitempty"`
 	// presorted: the input arrives in window order and is not sorted again
 	// (a decoder that ignores it sorts, which gives the same answer).
-	Presorted     bool `protobuf:"varint,6,opt,name=presorted,proto3" json:"presorted,omitempty"`
+	Presorted bool `protobuf:"varint,6,opt,name=presorted,proto3" json:"presorted,omitempty"`
+	// limit: the filter above keeps rows whose rank (row number) is at most
+	// limit.k; the window drops the others as it sorts (a decoder that
+	// ignores it computes them, and the filter drops them).
+	Limit         *RankLimit `protobuf:"bytes,7,opt,name=limit,proto3" json:"limit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2519,6 +2539,135 @@ func (x *Window) GetPresorted() bool {
 	return false
 }
 
+func (x *Window) GetLimit() *RankLimit {
+	if x != nil {
+		return x.Limit
+	}
+	return nil
+}
+
+type RankLimit struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Fn            string                 `protobuf:"bytes,1,opt,name=fn,proto3" json:"fn,omitempty"` // "rank" or "row_number"
+	K             int64                  `protobuf:"varint,2,opt,name=k,proto3" json:"k,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RankLimit) Reset() {
+	*x = RankLimit{}
+	mi := &file_plan_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RankLimit) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RankLimit) ProtoMessage() {}
+
+func (x *RankLimit) ProtoReflect() protoreflect.Message {
+	mi := &file_plan_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RankLimit.ProtoReflect.Descriptor instead.
+func (*RankLimit) Descriptor() ([]byte, []int) {
+	return file_plan_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *RankLimit) GetFn() string {
+	if x != nil {
+		return x.Fn
+	}
+	return ""
+}
+
+func (x *RankLimit) GetK() int64 {
+	if x != nil {
+		return x.K
+	}
+	return 0
+}
+
+// WindowGroupLimit keeps, of each partition of a task's rows, those a rank
+// limit keeps among them: the partial half of a window's RankLimit.
+type WindowGroupLimit struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Child         *Node                  `protobuf:"bytes,1,opt,name=child,proto3" json:"child,omitempty"`
+	PartitionBy   []*Expr                `protobuf:"bytes,2,rep,name=partition_by,json=partitionBy,proto3" json:"partition_by,omitempty"`
+	OrderBy       []*SortKey             `protobuf:"bytes,3,rep,name=order_by,json=orderBy,proto3" json:"order_by,omitempty"`
+	Limit         *RankLimit             `protobuf:"bytes,4,opt,name=limit,proto3" json:"limit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WindowGroupLimit) Reset() {
+	*x = WindowGroupLimit{}
+	mi := &file_plan_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WindowGroupLimit) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WindowGroupLimit) ProtoMessage() {}
+
+func (x *WindowGroupLimit) ProtoReflect() protoreflect.Message {
+	mi := &file_plan_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WindowGroupLimit.ProtoReflect.Descriptor instead.
+func (*WindowGroupLimit) Descriptor() ([]byte, []int) {
+	return file_plan_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *WindowGroupLimit) GetChild() *Node {
+	if x != nil {
+		return x.Child
+	}
+	return nil
+}
+
+func (x *WindowGroupLimit) GetPartitionBy() []*Expr {
+	if x != nil {
+		return x.PartitionBy
+	}
+	return nil
+}
+
+func (x *WindowGroupLimit) GetOrderBy() []*SortKey {
+	if x != nil {
+		return x.OrderBy
+	}
+	return nil
+}
+
+func (x *WindowGroupLimit) GetLimit() *RankLimit {
+	if x != nil {
+		return x.Limit
+	}
+	return nil
+}
+
 type ExprList struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Exprs         []*Expr                `protobuf:"bytes,1,rep,name=exprs,proto3" json:"exprs,omitempty"`
@@ -2528,7 +2677,7 @@ type ExprList struct {
 
 func (x *ExprList) Reset() {
 	*x = ExprList{}
-	mi := &file_plan_proto_msgTypes[25]
+	mi := &file_plan_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2540,7 +2689,7 @@ func (x *ExprList) String() string {
 func (*ExprList) ProtoMessage() {}
 
 func (x *ExprList) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[25]
+	mi := &file_plan_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2553,7 +2702,7 @@ func (x *ExprList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExprList.ProtoReflect.Descriptor instead.
 func (*ExprList) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{25}
+	return file_plan_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ExprList) GetExprs() []*Expr {
@@ -2574,7 +2723,7 @@ type Values struct {
 
 func (x *Values) Reset() {
 	*x = Values{}
-	mi := &file_plan_proto_msgTypes[26]
+	mi := &file_plan_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2586,7 +2735,7 @@ func (x *Values) String() string {
 func (*Values) ProtoMessage() {}
 
 func (x *Values) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[26]
+	mi := &file_plan_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2599,7 +2748,7 @@ func (x *Values) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Values.ProtoReflect.Descriptor instead.
 func (*Values) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{26}
+	return file_plan_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *Values) GetRows() []*ExprList {
@@ -2632,7 +2781,7 @@ type MaxOneRow struct {
 
 func (x *MaxOneRow) Reset() {
 	*x = MaxOneRow{}
-	mi := &file_plan_proto_msgTypes[27]
+	mi := &file_plan_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2644,7 +2793,7 @@ func (x *MaxOneRow) String() string {
 func (*MaxOneRow) ProtoMessage() {}
 
 func (x *MaxOneRow) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[27]
+	mi := &file_plan_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2657,7 +2806,7 @@ func (x *MaxOneRow) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MaxOneRow.ProtoReflect.Descriptor instead.
 func (*MaxOneRow) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{27}
+	return file_plan_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *MaxOneRow) GetChild() *Node {
@@ -2678,7 +2827,7 @@ type DynamicFilterDataCollector struct {
 
 func (x *DynamicFilterDataCollector) Reset() {
 	*x = DynamicFilterDataCollector{}
-	mi := &file_plan_proto_msgTypes[28]
+	mi := &file_plan_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2690,7 +2839,7 @@ func (x *DynamicFilterDataCollector) String() string {
 func (*DynamicFilterDataCollector) ProtoMessage() {}
 
 func (x *DynamicFilterDataCollector) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[28]
+	mi := &file_plan_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2703,7 +2852,7 @@ func (x *DynamicFilterDataCollector) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DynamicFilterDataCollector.ProtoReflect.Descriptor instead.
 func (*DynamicFilterDataCollector) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{28}
+	return file_plan_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *DynamicFilterDataCollector) GetCollectorId() int32 {
@@ -2737,7 +2886,7 @@ type OrderEnforce struct {
 
 func (x *OrderEnforce) Reset() {
 	*x = OrderEnforce{}
-	mi := &file_plan_proto_msgTypes[29]
+	mi := &file_plan_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2749,7 +2898,7 @@ func (x *OrderEnforce) String() string {
 func (*OrderEnforce) ProtoMessage() {}
 
 func (x *OrderEnforce) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[29]
+	mi := &file_plan_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2762,7 +2911,7 @@ func (x *OrderEnforce) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OrderEnforce.ProtoReflect.Descriptor instead.
 func (*OrderEnforce) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{29}
+	return file_plan_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *OrderEnforce) GetChild() *Node {
@@ -2794,7 +2943,7 @@ type Sink struct {
 
 func (x *Sink) Reset() {
 	*x = Sink{}
-	mi := &file_plan_proto_msgTypes[30]
+	mi := &file_plan_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2806,7 +2955,7 @@ func (x *Sink) String() string {
 func (*Sink) ProtoMessage() {}
 
 func (x *Sink) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[30]
+	mi := &file_plan_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2819,7 +2968,7 @@ func (x *Sink) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Sink.ProtoReflect.Descriptor instead.
 func (*Sink) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{30}
+	return file_plan_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *Sink) GetInput() *Node {
@@ -2853,7 +3002,7 @@ type TableCommit struct {
 
 func (x *TableCommit) Reset() {
 	*x = TableCommit{}
-	mi := &file_plan_proto_msgTypes[31]
+	mi := &file_plan_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2865,7 +3014,7 @@ func (x *TableCommit) String() string {
 func (*TableCommit) ProtoMessage() {}
 
 func (x *TableCommit) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[31]
+	mi := &file_plan_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2878,7 +3027,7 @@ func (x *TableCommit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TableCommit.ProtoReflect.Descriptor instead.
 func (*TableCommit) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{31}
+	return file_plan_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *TableCommit) GetInput() *Node {
@@ -2915,7 +3064,7 @@ type WriteSpec struct {
 
 func (x *WriteSpec) Reset() {
 	*x = WriteSpec{}
-	mi := &file_plan_proto_msgTypes[32]
+	mi := &file_plan_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2927,7 +3076,7 @@ func (x *WriteSpec) String() string {
 func (*WriteSpec) ProtoMessage() {}
 
 func (x *WriteSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[32]
+	mi := &file_plan_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2940,7 +3089,7 @@ func (x *WriteSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WriteSpec.ProtoReflect.Descriptor instead.
 func (*WriteSpec) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{32}
+	return file_plan_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *WriteSpec) GetTable() string {
@@ -3037,7 +3186,7 @@ type ExportSpec struct {
 
 func (x *ExportSpec) Reset() {
 	*x = ExportSpec{}
-	mi := &file_plan_proto_msgTypes[33]
+	mi := &file_plan_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3049,7 +3198,7 @@ func (x *ExportSpec) String() string {
 func (*ExportSpec) ProtoMessage() {}
 
 func (x *ExportSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[33]
+	mi := &file_plan_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3062,7 +3211,7 @@ func (x *ExportSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExportSpec.ProtoReflect.Descriptor instead.
 func (*ExportSpec) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{33}
+	return file_plan_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *ExportSpec) GetPath() string {
@@ -3140,7 +3289,7 @@ type TableMeta struct {
 
 func (x *TableMeta) Reset() {
 	*x = TableMeta{}
-	mi := &file_plan_proto_msgTypes[34]
+	mi := &file_plan_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3152,7 +3301,7 @@ func (x *TableMeta) String() string {
 func (*TableMeta) ProtoMessage() {}
 
 func (x *TableMeta) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[34]
+	mi := &file_plan_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3165,7 +3314,7 @@ func (x *TableMeta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TableMeta.ProtoReflect.Descriptor instead.
 func (*TableMeta) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{34}
+	return file_plan_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *TableMeta) GetFormat() string {
@@ -3206,7 +3355,7 @@ type MetaColumn struct {
 
 func (x *MetaColumn) Reset() {
 	*x = MetaColumn{}
-	mi := &file_plan_proto_msgTypes[35]
+	mi := &file_plan_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3218,7 +3367,7 @@ func (x *MetaColumn) String() string {
 func (*MetaColumn) ProtoMessage() {}
 
 func (x *MetaColumn) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[35]
+	mi := &file_plan_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3231,7 +3380,7 @@ func (x *MetaColumn) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MetaColumn.ProtoReflect.Descriptor instead.
 func (*MetaColumn) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{35}
+	return file_plan_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *MetaColumn) GetName() string {
@@ -3259,7 +3408,7 @@ type WriteOptions struct {
 
 func (x *WriteOptions) Reset() {
 	*x = WriteOptions{}
-	mi := &file_plan_proto_msgTypes[36]
+	mi := &file_plan_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3271,7 +3420,7 @@ func (x *WriteOptions) String() string {
 func (*WriteOptions) ProtoMessage() {}
 
 func (x *WriteOptions) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[36]
+	mi := &file_plan_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3284,7 +3433,7 @@ func (x *WriteOptions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WriteOptions.ProtoReflect.Descriptor instead.
 func (*WriteOptions) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{36}
+	return file_plan_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *WriteOptions) GetCompression() string {
@@ -3323,7 +3472,7 @@ type Expr struct {
 
 func (x *Expr) Reset() {
 	*x = Expr{}
-	mi := &file_plan_proto_msgTypes[37]
+	mi := &file_plan_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3335,7 +3484,7 @@ func (x *Expr) String() string {
 func (*Expr) ProtoMessage() {}
 
 func (x *Expr) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[37]
+	mi := &file_plan_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3348,7 +3497,7 @@ func (x *Expr) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Expr.ProtoReflect.Descriptor instead.
 func (*Expr) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{37}
+	return file_plan_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *Expr) GetKind() isExpr_Kind {
@@ -3418,7 +3567,7 @@ type Column struct {
 
 func (x *Column) Reset() {
 	*x = Column{}
-	mi := &file_plan_proto_msgTypes[38]
+	mi := &file_plan_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3430,7 +3579,7 @@ func (x *Column) String() string {
 func (*Column) ProtoMessage() {}
 
 func (x *Column) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[38]
+	mi := &file_plan_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3443,7 +3592,7 @@ func (x *Column) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Column.ProtoReflect.Descriptor instead.
 func (*Column) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{38}
+	return file_plan_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *Column) GetIndex() int32 {
@@ -3493,7 +3642,7 @@ type Literal struct {
 
 func (x *Literal) Reset() {
 	*x = Literal{}
-	mi := &file_plan_proto_msgTypes[39]
+	mi := &file_plan_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3505,7 +3654,7 @@ func (x *Literal) String() string {
 func (*Literal) ProtoMessage() {}
 
 func (x *Literal) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[39]
+	mi := &file_plan_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3518,7 +3667,7 @@ func (x *Literal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Literal.ProtoReflect.Descriptor instead.
 func (*Literal) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{39}
+	return file_plan_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *Literal) GetType() *DataType {
@@ -3731,7 +3880,7 @@ type Decimal128 struct {
 
 func (x *Decimal128) Reset() {
 	*x = Decimal128{}
-	mi := &file_plan_proto_msgTypes[40]
+	mi := &file_plan_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3743,7 +3892,7 @@ func (x *Decimal128) String() string {
 func (*Decimal128) ProtoMessage() {}
 
 func (x *Decimal128) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[40]
+	mi := &file_plan_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3756,7 +3905,7 @@ func (x *Decimal128) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Decimal128.ProtoReflect.Descriptor instead.
 func (*Decimal128) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{40}
+	return file_plan_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *Decimal128) GetHigh() int64 {
@@ -3790,7 +3939,7 @@ type Call struct {
 
 func (x *Call) Reset() {
 	*x = Call{}
-	mi := &file_plan_proto_msgTypes[41]
+	mi := &file_plan_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3802,7 +3951,7 @@ func (x *Call) String() string {
 func (*Call) ProtoMessage() {}
 
 func (x *Call) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[41]
+	mi := &file_plan_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3815,7 +3964,7 @@ func (x *Call) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Call.ProtoReflect.Descriptor instead.
 func (*Call) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{41}
+	return file_plan_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *Call) GetFn() string {
@@ -3865,7 +4014,7 @@ type DataType struct {
 
 func (x *DataType) Reset() {
 	*x = DataType{}
-	mi := &file_plan_proto_msgTypes[42]
+	mi := &file_plan_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3877,7 +4026,7 @@ func (x *DataType) String() string {
 func (*DataType) ProtoMessage() {}
 
 func (x *DataType) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[42]
+	mi := &file_plan_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3890,7 +4039,7 @@ func (x *DataType) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DataType.ProtoReflect.Descriptor instead.
 func (*DataType) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{42}
+	return file_plan_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *DataType) GetId() TypeID {
@@ -3946,7 +4095,7 @@ type Field struct {
 
 func (x *Field) Reset() {
 	*x = Field{}
-	mi := &file_plan_proto_msgTypes[43]
+	mi := &file_plan_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3958,7 +4107,7 @@ func (x *Field) String() string {
 func (*Field) ProtoMessage() {}
 
 func (x *Field) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[43]
+	mi := &file_plan_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3971,7 +4120,7 @@ func (x *Field) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Field.ProtoReflect.Descriptor instead.
 func (*Field) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{43}
+	return file_plan_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *Field) GetName() string {
@@ -4021,7 +4170,7 @@ type Table struct {
 
 func (x *Table) Reset() {
 	*x = Table{}
-	mi := &file_plan_proto_msgTypes[44]
+	mi := &file_plan_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4033,7 +4182,7 @@ func (x *Table) String() string {
 func (*Table) ProtoMessage() {}
 
 func (x *Table) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[44]
+	mi := &file_plan_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4046,7 +4195,7 @@ func (x *Table) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Table.ProtoReflect.Descriptor instead.
 func (*Table) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{44}
+	return file_plan_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *Table) GetName() string {
@@ -4101,7 +4250,7 @@ type ColumnCheck struct {
 
 func (x *ColumnCheck) Reset() {
 	*x = ColumnCheck{}
-	mi := &file_plan_proto_msgTypes[45]
+	mi := &file_plan_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4113,7 +4262,7 @@ func (x *ColumnCheck) String() string {
 func (*ColumnCheck) ProtoMessage() {}
 
 func (x *ColumnCheck) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[45]
+	mi := &file_plan_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4126,7 +4275,7 @@ func (x *ColumnCheck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ColumnCheck.ProtoReflect.Descriptor instead.
 func (*ColumnCheck) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{45}
+	return file_plan_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *ColumnCheck) GetName() string {
@@ -4155,7 +4304,7 @@ type Partition struct {
 
 func (x *Partition) Reset() {
 	*x = Partition{}
-	mi := &file_plan_proto_msgTypes[46]
+	mi := &file_plan_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4167,7 +4316,7 @@ func (x *Partition) String() string {
 func (*Partition) ProtoMessage() {}
 
 func (x *Partition) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[46]
+	mi := &file_plan_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4180,7 +4329,7 @@ func (x *Partition) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Partition.ProtoReflect.Descriptor instead.
 func (*Partition) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{46}
+	return file_plan_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *Partition) GetPath() string {
@@ -4211,7 +4360,7 @@ type File struct {
 
 func (x *File) Reset() {
 	*x = File{}
-	mi := &file_plan_proto_msgTypes[47]
+	mi := &file_plan_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4223,7 +4372,7 @@ func (x *File) String() string {
 func (*File) ProtoMessage() {}
 
 func (x *File) ProtoReflect() protoreflect.Message {
-	mi := &file_plan_proto_msgTypes[47]
+	mi := &file_plan_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4236,7 +4385,7 @@ func (x *File) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use File.ProtoReflect.Descriptor instead.
 func (*File) Descriptor() ([]byte, []int) {
-	return file_plan_proto_rawDescGZIP(), []int{47}
+	return file_plan_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *File) GetName() string {
@@ -4293,7 +4442,8 @@ const file_plan_proto_rawDesc = "" +
 	"\x02id\x18\x01 \x01(\x05R\x02id\x122\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\x1e.fsql.planwire.v1.ExchangeKindR\x04kind\x12*\n" +
 	"\x04keys\x18\x03 \x03(\v2\x16.fsql.planwire.v1.ExprR\x04keys\x12'\n" +
-	"\x0fmax_parallelism\x18\x04 \x01(\x05R\x0emaxParallelism\"\xb4\t\n" +
+	"\x0fmax_parallelism\x18\x04 \x01(\x05R\x0emaxParallelism\"\x88\n" +
+	"\n" +
 	"\x04Node\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x05R\x02id\x12\x12\n" +
 	"\x03ref\x18\x02 \x01(\x05H\x00R\x03ref\x127\n" +
@@ -4317,7 +4467,8 @@ const file_plan_proto_rawDesc = "" +
 	"\rorder_enforce\x18\x13 \x01(\v2\x1e.fsql.planwire.v1.OrderEnforceH\x00R\forderEnforce\x12,\n" +
 	"\x04sink\x18\x14 \x01(\v2\x16.fsql.planwire.v1.SinkH\x00R\x04sink\x12B\n" +
 	"\ftable_commit\x18\x15 \x01(\v2\x1d.fsql.planwire.v1.TableCommitH\x00R\vtableCommit\x122\n" +
-	"\x06rollup\x18\x16 \x01(\v2\x18.fsql.planwire.v1.RollupH\x00R\x06rollupB\x04\n" +
+	"\x06rollup\x18\x16 \x01(\v2\x18.fsql.planwire.v1.RollupH\x00R\x06rollup\x12R\n" +
+	"\x12window_group_limit\x18\x17 \x01(\v2\".fsql.planwire.v1.WindowGroupLimitH\x00R\x10windowGroupLimitB\x04\n" +
 	"\x02op\"x\n" +
 	"\rInputExchange\x126\n" +
 	"\bexchange\x18\x01 \x01(\v2\x1a.fsql.planwire.v1.ExchangeR\bexchange\x12/\n" +
@@ -4422,14 +4573,23 @@ const file_plan_proto_rawDesc = "" +
 	"\x04type\x18\x03 \x01(\v2\x1a.fsql.planwire.v1.DataTypeR\x04type\x12\x12\n" +
 	"\x04name\x18\x04 \x01(\tR\x04name\x12\f\n" +
 	"\x01n\x18\x05 \x01(\x03R\x01n\x123\n" +
-	"\adefault\x18\x06 \x01(\v2\x19.fsql.planwire.v1.LiteralR\adefault\"\xae\x02\n" +
+	"\adefault\x18\x06 \x01(\v2\x19.fsql.planwire.v1.LiteralR\adefault\"\xe1\x02\n" +
 	"\x06Window\x12,\n" +
 	"\x05child\x18\x01 \x01(\v2\x16.fsql.planwire.v1.NodeR\x05child\x129\n" +
 	"\fpartition_by\x18\x02 \x03(\v2\x16.fsql.planwire.v1.ExprR\vpartitionBy\x124\n" +
 	"\border_by\x18\x03 \x03(\v2\x19.fsql.planwire.v1.SortKeyR\aorderBy\x122\n" +
 	"\x05funcs\x18\x04 \x03(\v2\x1c.fsql.planwire.v1.WindowFuncR\x05funcs\x123\n" +
 	"\x05frame\x18\x05 \x01(\v2\x1d.fsql.planwire.v1.WindowFrameR\x05frame\x12\x1c\n" +
-	"\tpresorted\x18\x06 \x01(\bR\tpresorted\"8\n" +
+	"\tpresorted\x18\x06 \x01(\bR\tpresorted\x121\n" +
+	"\x05limit\x18\a \x01(\v2\x1b.fsql.planwire.v1.RankLimitR\x05limit\")\n" +
+	"\tRankLimit\x12\x0e\n" +
+	"\x02fn\x18\x01 \x01(\tR\x02fn\x12\f\n" +
+	"\x01k\x18\x02 \x01(\x03R\x01k\"\xe4\x01\n" +
+	"\x10WindowGroupLimit\x12,\n" +
+	"\x05child\x18\x01 \x01(\v2\x16.fsql.planwire.v1.NodeR\x05child\x129\n" +
+	"\fpartition_by\x18\x02 \x03(\v2\x16.fsql.planwire.v1.ExprR\vpartitionBy\x124\n" +
+	"\border_by\x18\x03 \x03(\v2\x19.fsql.planwire.v1.SortKeyR\aorderBy\x121\n" +
+	"\x05limit\x18\x04 \x01(\v2\x1b.fsql.planwire.v1.RankLimitR\x05limit\"8\n" +
 	"\bExprList\x12,\n" +
 	"\x05exprs\x18\x01 \x03(\v2\x16.fsql.planwire.v1.ExprR\x05exprs\"\x80\x01\n" +
 	"\x06Values\x12.\n" +
@@ -4642,7 +4802,7 @@ func file_plan_proto_rawDescGZIP() []byte {
 }
 
 var file_plan_proto_enumTypes = make([]protoimpl.EnumInfo, 7)
-var file_plan_proto_msgTypes = make([]protoimpl.MessageInfo, 48)
+var file_plan_proto_msgTypes = make([]protoimpl.MessageInfo, 50)
 var file_plan_proto_goTypes = []any{
 	(ExchangeKind)(0),                  // 0: fsql.planwire.v1.ExchangeKind
 	(JoinType)(0),                      // 1: fsql.planwire.v1.JoinType
@@ -4676,37 +4836,39 @@ var file_plan_proto_goTypes = []any{
 	(*WindowFrame)(nil),                // 29: fsql.planwire.v1.WindowFrame
 	(*WindowFunc)(nil),                 // 30: fsql.planwire.v1.WindowFunc
 	(*Window)(nil),                     // 31: fsql.planwire.v1.Window
-	(*ExprList)(nil),                   // 32: fsql.planwire.v1.ExprList
-	(*Values)(nil),                     // 33: fsql.planwire.v1.Values
-	(*MaxOneRow)(nil),                  // 34: fsql.planwire.v1.MaxOneRow
-	(*DynamicFilterDataCollector)(nil), // 35: fsql.planwire.v1.DynamicFilterDataCollector
-	(*OrderEnforce)(nil),               // 36: fsql.planwire.v1.OrderEnforce
-	(*Sink)(nil),                       // 37: fsql.planwire.v1.Sink
-	(*TableCommit)(nil),                // 38: fsql.planwire.v1.TableCommit
-	(*WriteSpec)(nil),                  // 39: fsql.planwire.v1.WriteSpec
-	(*ExportSpec)(nil),                 // 40: fsql.planwire.v1.ExportSpec
-	(*TableMeta)(nil),                  // 41: fsql.planwire.v1.TableMeta
-	(*MetaColumn)(nil),                 // 42: fsql.planwire.v1.MetaColumn
-	(*WriteOptions)(nil),               // 43: fsql.planwire.v1.WriteOptions
-	(*Expr)(nil),                       // 44: fsql.planwire.v1.Expr
-	(*Column)(nil),                     // 45: fsql.planwire.v1.Column
-	(*Literal)(nil),                    // 46: fsql.planwire.v1.Literal
-	(*Decimal128)(nil),                 // 47: fsql.planwire.v1.Decimal128
-	(*Call)(nil),                       // 48: fsql.planwire.v1.Call
-	(*DataType)(nil),                   // 49: fsql.planwire.v1.DataType
-	(*Field)(nil),                      // 50: fsql.planwire.v1.Field
-	(*Table)(nil),                      // 51: fsql.planwire.v1.Table
-	(*ColumnCheck)(nil),                // 52: fsql.planwire.v1.ColumnCheck
-	(*Partition)(nil),                  // 53: fsql.planwire.v1.Partition
-	(*File)(nil),                       // 54: fsql.planwire.v1.File
+	(*RankLimit)(nil),                  // 32: fsql.planwire.v1.RankLimit
+	(*WindowGroupLimit)(nil),           // 33: fsql.planwire.v1.WindowGroupLimit
+	(*ExprList)(nil),                   // 34: fsql.planwire.v1.ExprList
+	(*Values)(nil),                     // 35: fsql.planwire.v1.Values
+	(*MaxOneRow)(nil),                  // 36: fsql.planwire.v1.MaxOneRow
+	(*DynamicFilterDataCollector)(nil), // 37: fsql.planwire.v1.DynamicFilterDataCollector
+	(*OrderEnforce)(nil),               // 38: fsql.planwire.v1.OrderEnforce
+	(*Sink)(nil),                       // 39: fsql.planwire.v1.Sink
+	(*TableCommit)(nil),                // 40: fsql.planwire.v1.TableCommit
+	(*WriteSpec)(nil),                  // 41: fsql.planwire.v1.WriteSpec
+	(*ExportSpec)(nil),                 // 42: fsql.planwire.v1.ExportSpec
+	(*TableMeta)(nil),                  // 43: fsql.planwire.v1.TableMeta
+	(*MetaColumn)(nil),                 // 44: fsql.planwire.v1.MetaColumn
+	(*WriteOptions)(nil),               // 45: fsql.planwire.v1.WriteOptions
+	(*Expr)(nil),                       // 46: fsql.planwire.v1.Expr
+	(*Column)(nil),                     // 47: fsql.planwire.v1.Column
+	(*Literal)(nil),                    // 48: fsql.planwire.v1.Literal
+	(*Decimal128)(nil),                 // 49: fsql.planwire.v1.Decimal128
+	(*Call)(nil),                       // 50: fsql.planwire.v1.Call
+	(*DataType)(nil),                   // 51: fsql.planwire.v1.DataType
+	(*Field)(nil),                      // 52: fsql.planwire.v1.Field
+	(*Table)(nil),                      // 53: fsql.planwire.v1.Table
+	(*ColumnCheck)(nil),                // 54: fsql.planwire.v1.ColumnCheck
+	(*Partition)(nil),                  // 55: fsql.planwire.v1.Partition
+	(*File)(nil),                       // 56: fsql.planwire.v1.File
 }
 var file_plan_proto_depIdxs = []int32{
 	8,   // 0: fsql.planwire.v1.Plan.fragments:type_name -> fsql.planwire.v1.Fragment
 	10,  // 1: fsql.planwire.v1.Fragment.root:type_name -> fsql.planwire.v1.Node
 	9,   // 2: fsql.planwire.v1.Fragment.output:type_name -> fsql.planwire.v1.Exchange
-	51,  // 3: fsql.planwire.v1.Fragment.tables:type_name -> fsql.planwire.v1.Table
+	53,  // 3: fsql.planwire.v1.Fragment.tables:type_name -> fsql.planwire.v1.Table
 	0,   // 4: fsql.planwire.v1.Exchange.kind:type_name -> fsql.planwire.v1.ExchangeKind
-	44,  // 5: fsql.planwire.v1.Exchange.keys:type_name -> fsql.planwire.v1.Expr
+	46,  // 5: fsql.planwire.v1.Exchange.keys:type_name -> fsql.planwire.v1.Expr
 	11,  // 6: fsql.planwire.v1.Node.input:type_name -> fsql.planwire.v1.InputExchange
 	12,  // 7: fsql.planwire.v1.Node.scan:type_name -> fsql.planwire.v1.Scan
 	14,  // 8: fsql.planwire.v1.Node.filter:type_name -> fsql.planwire.v1.Filter
@@ -4720,99 +4882,105 @@ var file_plan_proto_depIdxs = []int32{
 	26,  // 16: fsql.planwire.v1.Node.limit:type_name -> fsql.planwire.v1.Limit
 	27,  // 17: fsql.planwire.v1.Node.union_all:type_name -> fsql.planwire.v1.UnionAll
 	31,  // 18: fsql.planwire.v1.Node.window:type_name -> fsql.planwire.v1.Window
-	33,  // 19: fsql.planwire.v1.Node.values:type_name -> fsql.planwire.v1.Values
-	34,  // 20: fsql.planwire.v1.Node.max_one_row:type_name -> fsql.planwire.v1.MaxOneRow
-	35,  // 21: fsql.planwire.v1.Node.collector:type_name -> fsql.planwire.v1.DynamicFilterDataCollector
-	36,  // 22: fsql.planwire.v1.Node.order_enforce:type_name -> fsql.planwire.v1.OrderEnforce
-	37,  // 23: fsql.planwire.v1.Node.sink:type_name -> fsql.planwire.v1.Sink
-	38,  // 24: fsql.planwire.v1.Node.table_commit:type_name -> fsql.planwire.v1.TableCommit
+	35,  // 19: fsql.planwire.v1.Node.values:type_name -> fsql.planwire.v1.Values
+	36,  // 20: fsql.planwire.v1.Node.max_one_row:type_name -> fsql.planwire.v1.MaxOneRow
+	37,  // 21: fsql.planwire.v1.Node.collector:type_name -> fsql.planwire.v1.DynamicFilterDataCollector
+	38,  // 22: fsql.planwire.v1.Node.order_enforce:type_name -> fsql.planwire.v1.OrderEnforce
+	39,  // 23: fsql.planwire.v1.Node.sink:type_name -> fsql.planwire.v1.Sink
+	40,  // 24: fsql.planwire.v1.Node.table_commit:type_name -> fsql.planwire.v1.TableCommit
 	22,  // 25: fsql.planwire.v1.Node.rollup:type_name -> fsql.planwire.v1.Rollup
-	9,   // 26: fsql.planwire.v1.InputExchange.exchange:type_name -> fsql.planwire.v1.Exchange
-	50,  // 27: fsql.planwire.v1.InputExchange.schema:type_name -> fsql.planwire.v1.Field
-	44,  // 28: fsql.planwire.v1.Scan.filters:type_name -> fsql.planwire.v1.Expr
-	13,  // 29: fsql.planwire.v1.Scan.dynamic_filters:type_name -> fsql.planwire.v1.DynamicFilterTarget
-	10,  // 30: fsql.planwire.v1.Filter.child:type_name -> fsql.planwire.v1.Node
-	44,  // 31: fsql.planwire.v1.Filter.cond:type_name -> fsql.planwire.v1.Expr
-	10,  // 32: fsql.planwire.v1.Project.child:type_name -> fsql.planwire.v1.Node
-	44,  // 33: fsql.planwire.v1.Project.exprs:type_name -> fsql.planwire.v1.Expr
-	1,   // 34: fsql.planwire.v1.HashJoin.type:type_name -> fsql.planwire.v1.JoinType
-	10,  // 35: fsql.planwire.v1.HashJoin.build:type_name -> fsql.planwire.v1.Node
-	10,  // 36: fsql.planwire.v1.HashJoin.probe:type_name -> fsql.planwire.v1.Node
-	44,  // 37: fsql.planwire.v1.HashJoin.build_keys:type_name -> fsql.planwire.v1.Expr
-	44,  // 38: fsql.planwire.v1.HashJoin.probe_keys:type_name -> fsql.planwire.v1.Expr
-	44,  // 39: fsql.planwire.v1.HashJoin.residual:type_name -> fsql.planwire.v1.Expr
-	1,   // 40: fsql.planwire.v1.NestedLoopJoin.type:type_name -> fsql.planwire.v1.JoinType
-	10,  // 41: fsql.planwire.v1.NestedLoopJoin.build:type_name -> fsql.planwire.v1.Node
-	10,  // 42: fsql.planwire.v1.NestedLoopJoin.probe:type_name -> fsql.planwire.v1.Node
-	44,  // 43: fsql.planwire.v1.NestedLoopJoin.cond:type_name -> fsql.planwire.v1.Expr
-	44,  // 44: fsql.planwire.v1.AggFunc.arg:type_name -> fsql.planwire.v1.Expr
-	49,  // 45: fsql.planwire.v1.AggFunc.type:type_name -> fsql.planwire.v1.DataType
-	10,  // 46: fsql.planwire.v1.HashAggregate.child:type_name -> fsql.planwire.v1.Node
-	2,   // 47: fsql.planwire.v1.HashAggregate.mode:type_name -> fsql.planwire.v1.AggMode
-	44,  // 48: fsql.planwire.v1.HashAggregate.group_by:type_name -> fsql.planwire.v1.Expr
-	18,  // 49: fsql.planwire.v1.HashAggregate.aggs:type_name -> fsql.planwire.v1.AggFunc
-	46,  // 50: fsql.planwire.v1.HashAggregate.seed:type_name -> fsql.planwire.v1.Literal
-	10,  // 51: fsql.planwire.v1.Expand.child:type_name -> fsql.planwire.v1.Node
-	20,  // 52: fsql.planwire.v1.Expand.sets:type_name -> fsql.planwire.v1.IntList
-	44,  // 53: fsql.planwire.v1.Expand.exprs:type_name -> fsql.planwire.v1.Expr
-	44,  // 54: fsql.planwire.v1.Expand.pass:type_name -> fsql.planwire.v1.Expr
-	44,  // 55: fsql.planwire.v1.Expand.empty_set_only:type_name -> fsql.planwire.v1.Expr
-	10,  // 56: fsql.planwire.v1.Rollup.child:type_name -> fsql.planwire.v1.Node
-	18,  // 57: fsql.planwire.v1.Rollup.aggs:type_name -> fsql.planwire.v1.AggFunc
-	44,  // 58: fsql.planwire.v1.SortKey.expr:type_name -> fsql.planwire.v1.Expr
-	10,  // 59: fsql.planwire.v1.Sort.child:type_name -> fsql.planwire.v1.Node
-	23,  // 60: fsql.planwire.v1.Sort.keys:type_name -> fsql.planwire.v1.SortKey
-	10,  // 61: fsql.planwire.v1.TopN.child:type_name -> fsql.planwire.v1.Node
-	23,  // 62: fsql.planwire.v1.TopN.keys:type_name -> fsql.planwire.v1.SortKey
-	10,  // 63: fsql.planwire.v1.Limit.child:type_name -> fsql.planwire.v1.Node
-	10,  // 64: fsql.planwire.v1.UnionAll.inputs:type_name -> fsql.planwire.v1.Node
-	4,   // 65: fsql.planwire.v1.FrameBound.kind:type_name -> fsql.planwire.v1.BoundKind
-	44,  // 66: fsql.planwire.v1.FrameBound.value:type_name -> fsql.planwire.v1.Expr
-	3,   // 67: fsql.planwire.v1.WindowFrame.unit:type_name -> fsql.planwire.v1.FrameUnit
-	28,  // 68: fsql.planwire.v1.WindowFrame.start:type_name -> fsql.planwire.v1.FrameBound
-	28,  // 69: fsql.planwire.v1.WindowFrame.end:type_name -> fsql.planwire.v1.FrameBound
-	44,  // 70: fsql.planwire.v1.WindowFunc.arg:type_name -> fsql.planwire.v1.Expr
-	49,  // 71: fsql.planwire.v1.WindowFunc.type:type_name -> fsql.planwire.v1.DataType
-	46,  // 72: fsql.planwire.v1.WindowFunc.default:type_name -> fsql.planwire.v1.Literal
-	10,  // 73: fsql.planwire.v1.Window.child:type_name -> fsql.planwire.v1.Node
-	44,  // 74: fsql.planwire.v1.Window.partition_by:type_name -> fsql.planwire.v1.Expr
-	23,  // 75: fsql.planwire.v1.Window.order_by:type_name -> fsql.planwire.v1.SortKey
-	30,  // 76: fsql.planwire.v1.Window.funcs:type_name -> fsql.planwire.v1.WindowFunc
-	29,  // 77: fsql.planwire.v1.Window.frame:type_name -> fsql.planwire.v1.WindowFrame
-	44,  // 78: fsql.planwire.v1.ExprList.exprs:type_name -> fsql.planwire.v1.Expr
-	32,  // 79: fsql.planwire.v1.Values.rows:type_name -> fsql.planwire.v1.ExprList
-	49,  // 80: fsql.planwire.v1.Values.types:type_name -> fsql.planwire.v1.DataType
-	10,  // 81: fsql.planwire.v1.MaxOneRow.child:type_name -> fsql.planwire.v1.Node
-	10,  // 82: fsql.planwire.v1.DynamicFilterDataCollector.child:type_name -> fsql.planwire.v1.Node
-	44,  // 83: fsql.planwire.v1.DynamicFilterDataCollector.keys:type_name -> fsql.planwire.v1.Expr
-	10,  // 84: fsql.planwire.v1.OrderEnforce.child:type_name -> fsql.planwire.v1.Node
-	10,  // 85: fsql.planwire.v1.Sink.input:type_name -> fsql.planwire.v1.Node
-	39,  // 86: fsql.planwire.v1.Sink.spec:type_name -> fsql.planwire.v1.WriteSpec
-	10,  // 87: fsql.planwire.v1.TableCommit.input:type_name -> fsql.planwire.v1.Node
-	39,  // 88: fsql.planwire.v1.TableCommit.spec:type_name -> fsql.planwire.v1.WriteSpec
-	41,  // 89: fsql.planwire.v1.WriteSpec.meta:type_name -> fsql.planwire.v1.TableMeta
-	43,  // 90: fsql.planwire.v1.WriteSpec.options:type_name -> fsql.planwire.v1.WriteOptions
-	40,  // 91: fsql.planwire.v1.WriteSpec.export:type_name -> fsql.planwire.v1.ExportSpec
-	42,  // 92: fsql.planwire.v1.TableMeta.columns:type_name -> fsql.planwire.v1.MetaColumn
-	45,  // 93: fsql.planwire.v1.Expr.column:type_name -> fsql.planwire.v1.Column
-	46,  // 94: fsql.planwire.v1.Expr.literal:type_name -> fsql.planwire.v1.Literal
-	48,  // 95: fsql.planwire.v1.Expr.call:type_name -> fsql.planwire.v1.Call
-	49,  // 96: fsql.planwire.v1.Column.type:type_name -> fsql.planwire.v1.DataType
-	49,  // 97: fsql.planwire.v1.Literal.type:type_name -> fsql.planwire.v1.DataType
-	47,  // 98: fsql.planwire.v1.Literal.decimal_value:type_name -> fsql.planwire.v1.Decimal128
-	49,  // 99: fsql.planwire.v1.Call.type:type_name -> fsql.planwire.v1.DataType
-	44,  // 100: fsql.planwire.v1.Call.args:type_name -> fsql.planwire.v1.Expr
-	6,   // 101: fsql.planwire.v1.DataType.id:type_name -> fsql.planwire.v1.TypeID
-	5,   // 102: fsql.planwire.v1.DataType.time_unit:type_name -> fsql.planwire.v1.TimeUnit
-	49,  // 103: fsql.planwire.v1.Field.type:type_name -> fsql.planwire.v1.DataType
-	52,  // 104: fsql.planwire.v1.Table.columns:type_name -> fsql.planwire.v1.ColumnCheck
-	53,  // 105: fsql.planwire.v1.Table.partitions:type_name -> fsql.planwire.v1.Partition
-	54,  // 106: fsql.planwire.v1.Partition.files:type_name -> fsql.planwire.v1.File
-	107, // [107:107] is the sub-list for method output_type
-	107, // [107:107] is the sub-list for method input_type
-	107, // [107:107] is the sub-list for extension type_name
-	107, // [107:107] is the sub-list for extension extendee
-	0,   // [0:107] is the sub-list for field type_name
+	33,  // 26: fsql.planwire.v1.Node.window_group_limit:type_name -> fsql.planwire.v1.WindowGroupLimit
+	9,   // 27: fsql.planwire.v1.InputExchange.exchange:type_name -> fsql.planwire.v1.Exchange
+	52,  // 28: fsql.planwire.v1.InputExchange.schema:type_name -> fsql.planwire.v1.Field
+	46,  // 29: fsql.planwire.v1.Scan.filters:type_name -> fsql.planwire.v1.Expr
+	13,  // 30: fsql.planwire.v1.Scan.dynamic_filters:type_name -> fsql.planwire.v1.DynamicFilterTarget
+	10,  // 31: fsql.planwire.v1.Filter.child:type_name -> fsql.planwire.v1.Node
+	46,  // 32: fsql.planwire.v1.Filter.cond:type_name -> fsql.planwire.v1.Expr
+	10,  // 33: fsql.planwire.v1.Project.child:type_name -> fsql.planwire.v1.Node
+	46,  // 34: fsql.planwire.v1.Project.exprs:type_name -> fsql.planwire.v1.Expr
+	1,   // 35: fsql.planwire.v1.HashJoin.type:type_name -> fsql.planwire.v1.JoinType
+	10,  // 36: fsql.planwire.v1.HashJoin.build:type_name -> fsql.planwire.v1.Node
+	10,  // 37: fsql.planwire.v1.HashJoin.probe:type_name -> fsql.planwire.v1.Node
+	46,  // 38: fsql.planwire.v1.HashJoin.build_keys:type_name -> fsql.planwire.v1.Expr
+	46,  // 39: fsql.planwire.v1.HashJoin.probe_keys:type_name -> fsql.planwire.v1.Expr
+	46,  // 40: fsql.planwire.v1.HashJoin.residual:type_name -> fsql.planwire.v1.Expr
+	1,   // 41: fsql.planwire.v1.NestedLoopJoin.type:type_name -> fsql.planwire.v1.JoinType
+	10,  // 42: fsql.planwire.v1.NestedLoopJoin.build:type_name -> fsql.planwire.v1.Node
+	10,  // 43: fsql.planwire.v1.NestedLoopJoin.probe:type_name -> fsql.planwire.v1.Node
+	46,  // 44: fsql.planwire.v1.NestedLoopJoin.cond:type_name -> fsql.planwire.v1.Expr
+	46,  // 45: fsql.planwire.v1.AggFunc.arg:type_name -> fsql.planwire.v1.Expr
+	51,  // 46: fsql.planwire.v1.AggFunc.type:type_name -> fsql.planwire.v1.DataType
+	10,  // 47: fsql.planwire.v1.HashAggregate.child:type_name -> fsql.planwire.v1.Node
+	2,   // 48: fsql.planwire.v1.HashAggregate.mode:type_name -> fsql.planwire.v1.AggMode
+	46,  // 49: fsql.planwire.v1.HashAggregate.group_by:type_name -> fsql.planwire.v1.Expr
+	18,  // 50: fsql.planwire.v1.HashAggregate.aggs:type_name -> fsql.planwire.v1.AggFunc
+	48,  // 51: fsql.planwire.v1.HashAggregate.seed:type_name -> fsql.planwire.v1.Literal
+	10,  // 52: fsql.planwire.v1.Expand.child:type_name -> fsql.planwire.v1.Node
+	20,  // 53: fsql.planwire.v1.Expand.sets:type_name -> fsql.planwire.v1.IntList
+	46,  // 54: fsql.planwire.v1.Expand.exprs:type_name -> fsql.planwire.v1.Expr
+	46,  // 55: fsql.planwire.v1.Expand.pass:type_name -> fsql.planwire.v1.Expr
+	46,  // 56: fsql.planwire.v1.Expand.empty_set_only:type_name -> fsql.planwire.v1.Expr
+	10,  // 57: fsql.planwire.v1.Rollup.child:type_name -> fsql.planwire.v1.Node
+	18,  // 58: fsql.planwire.v1.Rollup.aggs:type_name -> fsql.planwire.v1.AggFunc
+	46,  // 59: fsql.planwire.v1.SortKey.expr:type_name -> fsql.planwire.v1.Expr
+	10,  // 60: fsql.planwire.v1.Sort.child:type_name -> fsql.planwire.v1.Node
+	23,  // 61: fsql.planwire.v1.Sort.keys:type_name -> fsql.planwire.v1.SortKey
+	10,  // 62: fsql.planwire.v1.TopN.child:type_name -> fsql.planwire.v1.Node
+	23,  // 63: fsql.planwire.v1.TopN.keys:type_name -> fsql.planwire.v1.SortKey
+	10,  // 64: fsql.planwire.v1.Limit.child:type_name -> fsql.planwire.v1.Node
+	10,  // 65: fsql.planwire.v1.UnionAll.inputs:type_name -> fsql.planwire.v1.Node
+	4,   // 66: fsql.planwire.v1.FrameBound.kind:type_name -> fsql.planwire.v1.BoundKind
+	46,  // 67: fsql.planwire.v1.FrameBound.value:type_name -> fsql.planwire.v1.Expr
+	3,   // 68: fsql.planwire.v1.WindowFrame.unit:type_name -> fsql.planwire.v1.FrameUnit
+	28,  // 69: fsql.planwire.v1.WindowFrame.start:type_name -> fsql.planwire.v1.FrameBound
+	28,  // 70: fsql.planwire.v1.WindowFrame.end:type_name -> fsql.planwire.v1.FrameBound
+	46,  // 71: fsql.planwire.v1.WindowFunc.arg:type_name -> fsql.planwire.v1.Expr
+	51,  // 72: fsql.planwire.v1.WindowFunc.type:type_name -> fsql.planwire.v1.DataType
+	48,  // 73: fsql.planwire.v1.WindowFunc.default:type_name -> fsql.planwire.v1.Literal
+	10,  // 74: fsql.planwire.v1.Window.child:type_name -> fsql.planwire.v1.Node
+	46,  // 75: fsql.planwire.v1.Window.partition_by:type_name -> fsql.planwire.v1.Expr
+	23,  // 76: fsql.planwire.v1.Window.order_by:type_name -> fsql.planwire.v1.SortKey
+	30,  // 77: fsql.planwire.v1.Window.funcs:type_name -> fsql.planwire.v1.WindowFunc
+	29,  // 78: fsql.planwire.v1.Window.frame:type_name -> fsql.planwire.v1.WindowFrame
+	32,  // 79: fsql.planwire.v1.Window.limit:type_name -> fsql.planwire.v1.RankLimit
+	10,  // 80: fsql.planwire.v1.WindowGroupLimit.child:type_name -> fsql.planwire.v1.Node
+	46,  // 81: fsql.planwire.v1.WindowGroupLimit.partition_by:type_name -> fsql.planwire.v1.Expr
+	23,  // 82: fsql.planwire.v1.WindowGroupLimit.order_by:type_name -> fsql.planwire.v1.SortKey
+	32,  // 83: fsql.planwire.v1.WindowGroupLimit.limit:type_name -> fsql.planwire.v1.RankLimit
+	46,  // 84: fsql.planwire.v1.ExprList.exprs:type_name -> fsql.planwire.v1.Expr
+	34,  // 85: fsql.planwire.v1.Values.rows:type_name -> fsql.planwire.v1.ExprList
+	51,  // 86: fsql.planwire.v1.Values.types:type_name -> fsql.planwire.v1.DataType
+	10,  // 87: fsql.planwire.v1.MaxOneRow.child:type_name -> fsql.planwire.v1.Node
+	10,  // 88: fsql.planwire.v1.DynamicFilterDataCollector.child:type_name -> fsql.planwire.v1.Node
+	46,  // 89: fsql.planwire.v1.DynamicFilterDataCollector.keys:type_name -> fsql.planwire.v1.Expr
+	10,  // 90: fsql.planwire.v1.OrderEnforce.child:type_name -> fsql.planwire.v1.Node
+	10,  // 91: fsql.planwire.v1.Sink.input:type_name -> fsql.planwire.v1.Node
+	41,  // 92: fsql.planwire.v1.Sink.spec:type_name -> fsql.planwire.v1.WriteSpec
+	10,  // 93: fsql.planwire.v1.TableCommit.input:type_name -> fsql.planwire.v1.Node
+	41,  // 94: fsql.planwire.v1.TableCommit.spec:type_name -> fsql.planwire.v1.WriteSpec
+	43,  // 95: fsql.planwire.v1.WriteSpec.meta:type_name -> fsql.planwire.v1.TableMeta
+	45,  // 96: fsql.planwire.v1.WriteSpec.options:type_name -> fsql.planwire.v1.WriteOptions
+	42,  // 97: fsql.planwire.v1.WriteSpec.export:type_name -> fsql.planwire.v1.ExportSpec
+	44,  // 98: fsql.planwire.v1.TableMeta.columns:type_name -> fsql.planwire.v1.MetaColumn
+	47,  // 99: fsql.planwire.v1.Expr.column:type_name -> fsql.planwire.v1.Column
+	48,  // 100: fsql.planwire.v1.Expr.literal:type_name -> fsql.planwire.v1.Literal
+	50,  // 101: fsql.planwire.v1.Expr.call:type_name -> fsql.planwire.v1.Call
+	51,  // 102: fsql.planwire.v1.Column.type:type_name -> fsql.planwire.v1.DataType
+	51,  // 103: fsql.planwire.v1.Literal.type:type_name -> fsql.planwire.v1.DataType
+	49,  // 104: fsql.planwire.v1.Literal.decimal_value:type_name -> fsql.planwire.v1.Decimal128
+	51,  // 105: fsql.planwire.v1.Call.type:type_name -> fsql.planwire.v1.DataType
+	46,  // 106: fsql.planwire.v1.Call.args:type_name -> fsql.planwire.v1.Expr
+	6,   // 107: fsql.planwire.v1.DataType.id:type_name -> fsql.planwire.v1.TypeID
+	5,   // 108: fsql.planwire.v1.DataType.time_unit:type_name -> fsql.planwire.v1.TimeUnit
+	51,  // 109: fsql.planwire.v1.Field.type:type_name -> fsql.planwire.v1.DataType
+	54,  // 110: fsql.planwire.v1.Table.columns:type_name -> fsql.planwire.v1.ColumnCheck
+	55,  // 111: fsql.planwire.v1.Table.partitions:type_name -> fsql.planwire.v1.Partition
+	56,  // 112: fsql.planwire.v1.Partition.files:type_name -> fsql.planwire.v1.File
+	113, // [113:113] is the sub-list for method output_type
+	113, // [113:113] is the sub-list for method input_type
+	113, // [113:113] is the sub-list for extension type_name
+	113, // [113:113] is the sub-list for extension extendee
+	0,   // [0:113] is the sub-list for field type_name
 }
 
 func init() { file_plan_proto_init() }
@@ -4842,13 +5010,14 @@ func file_plan_proto_init() {
 		(*Node_Sink)(nil),
 		(*Node_TableCommit)(nil),
 		(*Node_Rollup)(nil),
+		(*Node_WindowGroupLimit)(nil),
 	}
-	file_plan_proto_msgTypes[37].OneofWrappers = []any{
+	file_plan_proto_msgTypes[39].OneofWrappers = []any{
 		(*Expr_Column)(nil),
 		(*Expr_Literal)(nil),
 		(*Expr_Call)(nil),
 	}
-	file_plan_proto_msgTypes[39].OneofWrappers = []any{
+	file_plan_proto_msgTypes[41].OneofWrappers = []any{
 		(*Literal_BoolValue)(nil),
 		(*Literal_Int8Value)(nil),
 		(*Literal_Int16Value)(nil),
@@ -4868,7 +5037,7 @@ func file_plan_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_plan_proto_rawDesc), len(file_plan_proto_rawDesc)),
 			NumEnums:      7,
-			NumMessages:   48,
+			NumMessages:   50,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
