@@ -120,10 +120,11 @@ type sortBuffer struct {
 	spillRest bool
 	// keep, when set, filters the sorted permutation before rows are
 	// gathered (a window's RankLimit); the buffer then compacts itself
-	// as a top-N buffer does, at compactAt rows, counting the rows its
+	// as a top-N buffer does, at twice the rows it kept last time
+	// (keptRows) and before it would spill, counting the rows its
 	// compactions read and kept.
 	keep                      func(keys []arrow.Array, perm []int32) ([]int32, error)
-	compactAt                 int
+	keptRows                  int
 	compactedIn, compactedOut int
 	res                       *Reservation
 	batches                   []arrow.RecordBatch
@@ -187,6 +188,15 @@ func (b *sortBuffer) add(ctx context.Context, batch arrow.RecordBatch) error {
 			batch.Release()
 			return err
 		}
+		if b.keep != nil && b.rows > b.keptRows {
+			// A rank-limited buffer first drops the rows its limit
+			// drops: usually most of them, and no file is written.
+			if err := b.compactRanked(); err != nil {
+				batch.Release()
+				return err
+			}
+			continue
+		}
 		if len(b.batches) == 0 {
 			// Not even this batch fits: it is a run of its own, sorted
 			// with no more memory than the batch in flight.
@@ -204,15 +214,22 @@ func (b *sortBuffer) add(ctx context.Context, batch arrow.RecordBatch) error {
 	if b.limit >= 0 && b.rows >= max(2*b.limit, BatchSize) {
 		return b.compact()
 	}
-	if b.keep != nil && b.rows >= max(b.compactAt, rankCompactRows) {
-		in := b.rows
-		if err := b.compact(); err != nil {
-			return err
-		}
-		b.compactedIn += in
-		b.compactedOut += b.rows
-		b.compactAt = 2 * b.rows
+	if b.keep != nil && b.rows >= max(2*b.keptRows, rankCompactRows) {
+		return b.compactRanked()
 	}
+	return nil
+}
+
+// compactRanked compacts a rank-limited buffer and counts what it read and
+// kept.
+func (b *sortBuffer) compactRanked() error {
+	in := b.rows
+	if err := b.compact(); err != nil {
+		return err
+	}
+	b.compactedIn += in
+	b.compactedOut += b.rows
+	b.keptRows = b.rows
 	return nil
 }
 

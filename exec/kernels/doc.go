@@ -21,6 +21,11 @@
 //   - A mask row that is NULL counts as false, as in SQL's WHERE.
 //   - Outputs own new buffers, except where a filter can return its input
 //     or a slice of it without copying (FilterBatch says when).
+//   - A gathered string or binary column's data buffer has 16 bytes of
+//     slack past its last value: short values move as two 8-byte words
+//     rather than through a call to memmove, and a run of consecutive
+//     source rows (a probe side most of whose rows matched) moves in one
+//     copy (take_binary.go).
 //
 // Types fsql never produces (dictionaries, nested types) fall back to the
 // compute package, so a kernel never fails on a valid input.
