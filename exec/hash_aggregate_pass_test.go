@@ -50,16 +50,7 @@ func TestHashAggregatePassThrough(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			const n = passThroughSample + 6*4096
 			in := &opSource{schema: sortSchema, rows: passRows(n, tc.card, 5), per: 4096, t: t}
-			gb := []expr.Expr{col(1, tStr), col(0, tInt64)}
-			gn := []string{"s", "a"}
-			single := &HashAggregate{Child: in, Mode: AggSingle, GroupBy: gb, GroupNames: gn, Aggs: spillAggFuncs()}
-			want := runRows(t, single)
-			slices.Sort(want)
-
-			partial := &HashAggregate{Child: in, Mode: AggPartial, GroupBy: gb, GroupNames: gn, Aggs: spillAggFuncs()}
-			ps := partial.PartialSchema()
-			fgb := []expr.Expr{expr.NewColumn(0, ps.Field(0).Type, "s"), expr.NewColumn(1, ps.Field(1).Type, "a")}
-			final := &HashAggregate{Child: partial, Mode: AggFinal, GroupBy: fgb, GroupNames: gn, Aggs: spillAggFuncs()}
+			want, _, final := twoPhase(t, in)
 			alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
 			defer alloc.AssertSize(t, 0)
 			op := &OperatorStats{}
@@ -86,4 +77,21 @@ func TestHashAggregatePassThrough(t *testing.T) {
 			}
 		})
 	}
+}
+
+// twoPhase groups in's rows (passRows' schema) by (s, a) with
+// spillAggFuncs: the single aggregate's sorted answer, and the partial
+// aggregate with the final one above it that must give that answer.
+func twoPhase(t *testing.T, in Node) (want []string, partial, final *HashAggregate) {
+	t.Helper()
+	gb := []expr.Expr{col(1, tStr), col(0, tInt64)}
+	gn := []string{"s", "a"}
+	single := &HashAggregate{Child: in, Mode: AggSingle, GroupBy: gb, GroupNames: gn, Aggs: spillAggFuncs()}
+	want = runRows(t, single)
+	slices.Sort(want)
+	partial = &HashAggregate{Child: in, Mode: AggPartial, GroupBy: gb, GroupNames: gn, Aggs: spillAggFuncs()}
+	ps := partial.PartialSchema()
+	fgb := []expr.Expr{expr.NewColumn(0, ps.Field(0).Type, "s"), expr.NewColumn(1, ps.Field(1).Type, "a")}
+	final = &HashAggregate{Child: partial, Mode: AggFinal, GroupBy: fgb, GroupNames: gn, Aggs: spillAggFuncs()}
+	return want, partial, final
 }

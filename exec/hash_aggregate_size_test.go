@@ -35,18 +35,9 @@ func TestHashAggregateSizedByInputRows(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := &opSource{schema: sortSchema, rows: passRows(n, tc.card, 9), per: 4096, t: t}
-			gb := []expr.Expr{col(1, tStr), col(0, tInt64)}
-			gn := []string{"s", "a"}
-			single := &HashAggregate{Child: in, Mode: AggSingle, GroupBy: gb, GroupNames: gn, Aggs: spillAggFuncs()}
-			want := runRows(t, single)
-			slices.Sort(want)
-
 			// The final aggregate reads the rows as they are (a partial
 			// state of one row each is what pass-through hands on).
-			partial := &HashAggregate{Child: in, Mode: AggPartial, GroupBy: gb, GroupNames: gn, Aggs: spillAggFuncs()}
-			ps := partial.PartialSchema()
-			fgb := []expr.Expr{expr.NewColumn(0, ps.Field(0).Type, "s"), expr.NewColumn(1, ps.Field(1).Type, "a")}
-			final := &HashAggregate{Child: partial, Mode: AggFinal, GroupBy: fgb, GroupNames: gn, Aggs: spillAggFuncs()}
+			want, partial, final := twoPhase(t, in)
 			alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
 			defer alloc.AssertSize(t, 0)
 			ctx := newTC(alloc)
