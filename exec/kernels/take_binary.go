@@ -70,10 +70,11 @@ func copyRows[O int32 | int64](dst []O, out []byte, offs []O, data []byte, idx [
 	for i, j := range idx {
 		if j >= 0 {
 			s, e := offs[j], offs[j+1]
-			if e-s <= 16 && int(s)+16 <= len(data) && int(pos)+16 <= len(out) {
+			if e-s <= 16 && int(s)+16 <= len(data) {
 				// A short string moves as two words: cheaper than the call
 				// to memmove. The bytes past its end are overwritten by the
-				// rows after it or lie in the buffer's slack.
+				// rows after it or lie in the buffer's slack (copySlack,
+				// so out always has the room).
 				w0 := binary.LittleEndian.Uint64(data[s:])
 				w1 := binary.LittleEndian.Uint64(data[s+8:])
 				binary.LittleEndian.PutUint64(out[pos:], w0)
