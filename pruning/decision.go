@@ -177,37 +177,13 @@ func (d *Decision) FilterRows(batch arrow.RecordBatch, alloc memory.Allocator) (
 	buf := memory.NewResizableBuffer(alloc)
 	buf.Resize(nbytes)
 	out := buf.Bytes()
-	applied := false
-	var tmp []byte
-	for _, b := range d.files {
-		col := columnByName(batch.Schema(), b.name)
-		if col < 0 {
-			continue
-		}
-		dst := out
-		if applied {
-			if tmp == nil {
-				tmp = make([]byte, nbytes)
-			} else {
-				clear(tmp)
-			}
-			dst = tmp
-		} else {
-			clear(out)
-		}
-		if err := b.f.fillMask(batch.Column(col), dst); err != nil {
+	bitutil.SetBitsTo(out, 0, int64(n), true)
+	tmp := make([]byte, nbytes)
+	for i, f := range batch.Schema().Fields() {
+		if err := d.MaskColumn(f.Name, batch.Column(i), out, tmp); err != nil {
 			buf.Release()
-			return nil, fmt.Errorf("dynamic filter %d on %s: %w", b.CollectorID, b.name, err)
+			return nil, err
 		}
-		if applied {
-			for i := range out {
-				out[i] &= tmp[i]
-			}
-		}
-		applied = true
-	}
-	if !applied {
-		bitutil.SetBitsTo(out, 0, int64(n), true)
 	}
 	data := array.NewData(arrow.FixedWidthTypes.Boolean, n, []*memory.Buffer{nil, buf}, nil, 0, 0)
 	mask := array.NewBooleanData(data)
@@ -216,11 +192,25 @@ func (d *Decision) FilterRows(batch arrow.RecordBatch, alloc memory.Allocator) (
 	return mask, nil
 }
 
-func columnByName(s *arrow.Schema, name string) int {
-	for i, f := range s.Fields() {
-		if f.Name == name {
-			return i
+// MaskColumn clears in out (a bitmap of a.Len() bits) the rows of a, the
+// values of file column name, that cannot hold a collected key of every
+// target on that column, NULLs included; it leaves out alone when no
+// target is on name. tmp is scratch of len(out) bytes. A reader tests a
+// scan's filter columns one at a time, each on the rows the ones before
+// it kept (hive.RowFilter), so a second key column is gathered and tested
+// only for the few rows the first kept.
+func (d *Decision) MaskColumn(name string, a arrow.Array, out, tmp []byte) error {
+	for _, b := range d.files {
+		if b.name != name {
+			continue
+		}
+		clear(tmp)
+		if err := b.f.fillMask(a, tmp); err != nil {
+			return fmt.Errorf("dynamic filter %d on %s: %w", b.CollectorID, b.name, err)
+		}
+		for i := range out {
+			out[i] &= tmp[i]
 		}
 	}
-	return -1
+	return nil
 }

@@ -2,6 +2,7 @@ package hive
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -14,14 +15,20 @@ import (
 // dynamic filter on a fact table's join keys keeps a few percent of the
 // rows (q7 keeps 1.2% of store_sales' rows on ss_cdemo_sk), and decoding
 // every other column of every row, only to drop most of them, was most
-// of such a scan.
+// of such a scan. The filter's own columns are tested one at a time, each
+// decoded only for the rows the ones before it kept: q96 tests three keys
+// of store_sales, and the first keeps 2% of the rows.
 type RowFilter interface {
-	// Columns are the positions in ScanOptions.Columns the filter reads.
+	// Columns are the positions in ScanOptions.Columns the filter reads,
+	// in the order to test them; the reader asks once per batch, so the
+	// order may change between batches.
 	Columns() []int
-	// Select returns the rows to keep of a batch of n rows, ascending,
-	// given the filter's columns in Columns' order; all reports that it
-	// keeps every row (sel is then ignored).
-	Select(cols []arrow.Array, n int) (sel []int32, all bool, err error)
+	// Select tests the filter of the j-th column of Columns on col, which
+	// holds the rows of the batch every earlier column kept (all of them
+	// for j = 0), and returns the positions in col of the rows it keeps,
+	// ascending; all reports that it keeps every row (keep is then
+	// ignored). keep is valid until the next call.
+	Select(j int, col arrow.Array) (keep []int32, all bool, err error)
 	// Take returns a new array of a's rows at sel; a stays the caller's.
 	Take(a arrow.Array, sel []int32) (arrow.Array, error)
 }
@@ -30,9 +37,10 @@ type RowFilter interface {
 // by ScanOptions.Filter (a Parquet file); otherwise the caller filters.
 func (r *FileReader) Filtered() bool { return r.opts.Filter != nil && r.osf != nil }
 
-// nextFiltered reads the next n rows: the filter's columns first, then
-// only the surviving rows of the others. It returns (nil, nil) when no row
-// survives; those rows are skipped in every other column.
+// nextFiltered reads the next n rows: the filter's columns first, each
+// for the rows the ones before it kept, then only the surviving rows of
+// the others. It returns (nil, nil) when no row survives; those rows are
+// skipped in every other column.
 func (r *FileReader) nextFiltered(n int) (arrow.RecordBatch, error) {
 	f := r.opts.Filter
 	fc := f.Columns()
@@ -45,97 +53,109 @@ func (r *FileReader) nextFiltered(n int) (arrow.RecordBatch, error) {
 		}
 	}
 	isFilter := make([]bool, len(r.decoders))
-	fcols := make([]arrow.Array, len(fc))
-	for j, i := range fc {
+	for _, i := range fc {
 		if i < 0 || i >= len(r.decoders) || isFilter[i] {
-			release()
 			return nil, fmt.Errorf("row filter column #%d out of range for %d columns, or named twice", i, len(r.decoders))
 		}
-		a, err := r.readColumn(i, n)
+		isFilter[i] = true
+	}
+	r.rgLeft -= int64(n)
+	// sel: the rows of the n kept so far, unless all.
+	sel, all := r.lateSel[:0], true
+	for j, i := range fc {
+		a, err := r.readKept(i, n, sel, all)
 		if err != nil {
 			release()
 			return nil, err
 		}
-		cols[i], fcols[j], isFilter[i] = a, a, true
-	}
-	sel, all, err := f.Select(fcols, n)
-	if err != nil {
-		release()
-		return nil, err
-	}
-	r.rgLeft -= int64(n)
-	if !all && len(sel) == 0 {
-		release()
-		for i, d := range r.decoders {
-			if d != nil && !isFilter[i] {
-				if err := d.skip(n); err != nil {
-					return nil, r.columnErr(d, err)
+		cols[i] = a
+		keep, keepAll, err := f.Select(j, a)
+		if err != nil {
+			release()
+			return nil, err
+		}
+		if keepAll {
+			continue
+		}
+		if len(keep) == 0 {
+			release()
+			for k, d := range r.decoders {
+				if d != nil && (!isFilter[k] || slices.Index(fc, k) > j) {
+					if err := d.skip(n); err != nil {
+						return nil, r.columnErr(d, err)
+					}
 				}
 			}
+			return nil, nil
 		}
-		return nil, nil
+		if all {
+			sel = append(sel, keep...)
+		} else {
+			for k, p := range keep {
+				sel[k] = sel[p]
+			}
+			sel = sel[:len(keep)]
+		}
+		all = false
+		// The columns tested so far keep only the rows kept now.
+		for _, k := range fc[:j+1] {
+			t, err := f.Take(cols[k], keep)
+			if err != nil {
+				release()
+				return nil, err
+			}
+			cols[k].Release()
+			cols[k] = t
+		}
 	}
+	r.lateSel = sel
 	m := n
 	if !all {
 		m = len(sel)
-		for i := range cols {
-			if cols[i] == nil {
-				continue
-			}
-			t, err := f.Take(cols[i], sel)
-			if err != nil {
-				release()
-				return nil, err
-			}
-			cols[i].Release()
-			cols[i] = t
-		}
 	}
-	// A selective gather pays a little per kept row to save the whole
-	// decode; past half the rows kept, decoding all and taking is as cheap.
-	selective := !all && 2*m <= n
-	for i, d := range r.decoders {
+	for i := range r.decoders {
 		if isFilter[i] {
 			continue
 		}
-		if all {
-			a, err := r.readColumn(i, n)
-			if err != nil {
-				release()
-				return nil, err
-			}
-			cols[i] = a
-			continue
-		}
-		if d == nil {
-			cols[i] = r.constantArray(i, m)
-			continue
-		}
-		if selective && r.widen[i] == nil && d.canSelect() {
-			a, err := d.readSelected(n, sel)
-			if err != nil {
-				release()
-				return nil, r.columnErr(d, err)
-			}
-			cols[i] = a
-			continue
-		}
-		a, err := r.readColumn(i, n)
+		a, err := r.readKept(i, n, sel, all)
 		if err != nil {
 			release()
 			return nil, err
 		}
-		t, err := f.Take(a, sel)
-		a.Release()
-		if err != nil {
-			release()
-			return nil, err
-		}
-		cols[i] = t
+		cols[i] = a
 	}
 	rec := array.NewRecordBatch(r.schema, cols, int64(m))
 	release()
 	return rec, nil
+}
+
+// readKept decodes the next n rows of output column i and returns the
+// rows at sel (every row when all).
+func (r *FileReader) readKept(i, n int, sel []int32, all bool) (arrow.Array, error) {
+	if all {
+		return r.readColumn(i, n)
+	}
+	d := r.decoders[i]
+	if d == nil {
+		return r.constantArray(i, len(sel)), nil
+	}
+	// A selective gather pays a little per kept row to save the whole
+	// decode; past half the rows kept, decoding all and taking is as
+	// cheap.
+	if 2*len(sel) <= n && r.widen[i] == nil && d.canSelect() {
+		a, err := d.readSelected(n, sel)
+		if err != nil {
+			return nil, r.columnErr(d, err)
+		}
+		return a, nil
+	}
+	a, err := r.readColumn(i, n)
+	if err != nil {
+		return nil, err
+	}
+	t, err := r.opts.Filter.Take(a, sel)
+	a.Release()
+	return t, err
 }
 
 // skip passes over the next n rows of the chunk without building them.

@@ -14,24 +14,25 @@ import (
 	"github.com/parquet-go/parquet-go"
 )
 
-// keepFilter keeps the rows whose first filter column (int32) is kept by
-// keep; NULL keys are dropped.
+// keepFilter keeps the rows whose filter columns (int32) are each kept by
+// that column's keep function; NULL keys are dropped.
 type keepFilter struct {
 	cols []int
-	keep func(int32) bool
+	keep []func(int32) bool
+	sel  []int32
 }
 
 func (f *keepFilter) Columns() []int { return f.cols }
 
-func (f *keepFilter) Select(cols []arrow.Array, n int) ([]int32, bool, error) {
-	a := cols[0].(*array.Int32)
-	var sel []int32
-	for i := 0; i < n; i++ {
-		if a.IsValid(i) && f.keep(a.Value(i)) {
-			sel = append(sel, int32(i))
+func (f *keepFilter) Select(j int, col arrow.Array) ([]int32, bool, error) {
+	a := col.(*array.Int32)
+	f.sel = f.sel[:0]
+	for i := 0; i < a.Len(); i++ {
+		if a.IsValid(i) && f.keep[j](a.Value(i)) {
+			f.sel = append(f.sel, int32(i))
 		}
 	}
-	return sel, len(sel) == n, nil
+	return f.sel, len(f.sel) == a.Len(), nil
 }
 
 func (f *keepFilter) Take(a arrow.Array, sel []int32) (arrow.Array, error) {
@@ -78,10 +79,13 @@ func TestFilteredReadMatchesTake(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	keyCol := -1
+	keyCol, smallCol := -1, -1
 	for i, f := range tb.Schema.Fields() {
-		if f.Name == "key" {
+		switch f.Name {
+		case "key":
 			keyCol = i
+		case "small":
+			smallCol = i
 		}
 	}
 	cols := make([]int, len(tb.Schema.Fields()))
@@ -110,14 +114,18 @@ func TestFilteredReadMatchesTake(t *testing.T) {
 		}
 	}
 	all := read(nil)
-	for _, keepBelow := range []int32{0, 3, 30, 300, 600, 1000} {
-		keep := func(k int32) bool { return k < keepBelow }
-		got := read(&keepFilter{cols: []int{keyCol}, keep: keep})
+	check := func(name string, filter *keepFilter) {
+		t.Helper()
+		got := read(filter)
 		var want []string
 		for _, b := range all {
-			key := b.Column(keyCol).(*array.Int32)
 			for i := 0; i < int(b.NumRows()); i++ {
-				if key.IsValid(i) && keep(key.Value(i)) {
+				kept := true
+				for j, c := range filter.cols {
+					key := b.Column(c).(*array.Int32)
+					kept = kept && key.IsValid(i) && filter.keep[j](key.Value(i))
+				}
+				if kept {
 					want = append(want, rowString(b, i))
 				}
 			}
@@ -129,12 +137,26 @@ func TestFilteredReadMatchesTake(t *testing.T) {
 			}
 		}
 		if len(have) != len(want) {
-			t.Fatalf("keep < %d: %d rows, want %d", keepBelow, len(have), len(want))
+			t.Fatalf("%s: %d rows, want %d", name, len(have), len(want))
 		}
 		for i := range want {
 			if have[i] != want[i] {
-				t.Fatalf("keep < %d: row %d = %s, want %s", keepBelow, i, have[i], want[i])
+				t.Fatalf("%s: row %d = %s, want %s", name, i, have[i], want[i])
 			}
+		}
+	}
+	for _, keepBelow := range []int32{0, 3, 30, 300, 600, 1000} {
+		keep := func(k int32) bool { return k < keepBelow }
+		check(fmt.Sprintf("key < %d", keepBelow), &keepFilter{cols: []int{keyCol}, keep: []func(int32) bool{keep}})
+		// Two key columns, tested one after the other in either order:
+		// the second sees only the rows the first kept, and either may
+		// keep none of a batch.
+		for _, smallBelow := range []int32{0, 1, 7, 13} {
+			small := func(k int32) bool { return k < smallBelow }
+			check(fmt.Sprintf("key < %d, then small < %d", keepBelow, smallBelow),
+				&keepFilter{cols: []int{keyCol, smallCol}, keep: []func(int32) bool{keep, small}})
+			check(fmt.Sprintf("small < %d, then key < %d", smallBelow, keepBelow),
+				&keepFilter{cols: []int{smallCol, keyCol}, keep: []func(int32) bool{small, keep}})
 		}
 	}
 }

@@ -71,7 +71,8 @@ type FileReader struct {
 	values    []any            // per output column read from no file column: a partition value, or nil (NULL) for a column the file lacks
 	consts    []arrow.Array    // those constants at full batch size, sliced per batch
 	bytesRead int64
-	checked   bool // checkUnchanged ran
+	lateSel   []int32 // nextFiltered's selection, reused from batch to batch
+	checked   bool    // checkUnchanged ran
 	closed    bool
 }
 

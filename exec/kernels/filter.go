@@ -36,6 +36,18 @@ func Selection(mask *array.Boolean, sel []int32) []int32 {
 	if valid != nil {
 		valid = valid[off/8:]
 	}
+	return selectBits(vals, valid, n, sel)
+}
+
+// SelectionBits appends to sel the positions of the set bits among the
+// first n of bitmap and returns it.
+func SelectionBits(bitmap []byte, n int, sel []int32) []int32 {
+	return selectBits(bitmap, nil, n, sel)
+}
+
+// selectBits appends the positions of the first n bits set in vals and,
+// when valid is not nil, in valid too.
+func selectBits(vals, valid []byte, n int, sel []int32) []int32 {
 	for byteIdx := 0; byteIdx*8 < n; byteIdx++ {
 		b := vals[byteIdx]
 		if valid != nil {
