@@ -68,6 +68,9 @@ func describe(p Plan) string {
 		if n.Rollup {
 			r = " with rollup"
 		}
+		if n.Local {
+			return fmt.Sprintf("Aggregate(local) group by [%s]", exprList(n.GroupBy))
+		}
 		return fmt.Sprintf("Aggregate group by [%s]%s aggs [%s]", exprList(n.GroupBy), r, strings.Join(aggs, ", "))
 	case *Sort:
 		keys := make([]string, len(n.Keys))

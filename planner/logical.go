@@ -105,13 +105,18 @@ type AggCall struct {
 // Aggregate groups its child by GroupBy and computes Aggs. With Rollup the
 // grouping sets are the prefixes of GroupBy (longest first), and the output
 // gains an int64 grouping id after the group columns (bit i set when
-// GroupBy[i] is rolled up), which grouping() reads.
+// GroupBy[i] is rolled up), which grouping() reads. A Local aggregate
+// (a DISTINCT's pre-aggregation, push_distinct_below_join.go) groups
+// only the rows of each task: it has no aggregate calls, and a parent
+// DISTINCT removes the duplicates it leaves across tasks, so it needs no
+// exchange.
 type Aggregate struct {
 	Child   Plan
 	GroupBy []expr.Expr
 	Names   []string
 	Aggs    []AggCall
 	Rollup  bool
+	Local   bool
 }
 
 // SortKey orders by one expression.

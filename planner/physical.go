@@ -397,6 +397,11 @@ func (b *physBuilder) aggregate(n *Aggregate) (phys, error) {
 		return c, err
 	}
 	in := c.node
+	if n.Local {
+		// Each task pre-aggregates its own rows; the partial mode stops
+		// grouping when the rows barely share groups.
+		return phys{&exec.HashAggregate{Child: in, Mode: exec.AggPartial, GroupBy: n.GroupBy, GroupNames: n.Names}, c.single}, nil
+	}
 	group := n.GroupBy
 	gnames := append([]string{}, n.Names...)
 	var seed []*expr.Literal

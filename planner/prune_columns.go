@@ -224,7 +224,7 @@ func (pr *pruner) prune(p Plan, req []bool) (Plan, []int) {
 			need(r, a.Arg)
 		}
 		child, cm := pr.prune(n.Child, r)
-		out := &Aggregate{Child: child, Names: n.Names, Rollup: n.Rollup}
+		out := &Aggregate{Child: child, Names: n.Names, Rollup: n.Rollup, Local: n.Local}
 		f := func(j int) int { return cm[j] }
 		for _, g := range n.GroupBy {
 			out.GroupBy = append(out.GroupBy, remap(g, f))

@@ -708,7 +708,7 @@ func aggregated(p Plan) bool {
 	for {
 		switch n := p.(type) {
 		case *Aggregate:
-			return true
+			return !n.Local // a pre-aggregation need not shrink
 		case *Project:
 			p = n.Child
 		case *Filter:

@@ -190,7 +190,7 @@ func (k *nodeKey) node(p Plan) {
 	case *Aggregate:
 		k.sb.WriteString("Aggregate")
 		k.exprs(n.GroupBy)
-		k.str(n.Names, n.Rollup)
+		k.str(n.Names, n.Rollup, n.Local)
 		for _, a := range n.Aggs {
 			k.str(a.Fn, a.Distinct, a.Type, a.Name)
 			k.expr(a.Arg)
