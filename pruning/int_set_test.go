@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// TestIntSet checks membership against a Go map, including keys that
+// TestIntSet checks membership, size and iteration against a Go map, including keys that
 // collide in the table, negative keys and the empty-slot sentinel.
 func TestIntSet(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -26,7 +26,28 @@ func TestIntSet(t *testing.T) {
 			keys = append(keys, intSetEmpty, intSetEmpty) // duplicates too
 			want[intSetEmpty] = true
 		}
+		// Built at once, and grown from empty one key at a time.
 		s := newIntSet(keys)
+		grown := newIntSet(nil)
+		for _, k := range keys {
+			grown.add(k)
+		}
+		for _, set := range []*intSet{s, grown} {
+			if set.len() != len(want) {
+				t.Fatalf("n=%d: len %d, want %d", n, set.len(), len(want))
+			}
+			seen := map[int64]bool{}
+			set.each(func(k int64) { seen[k] = true })
+			if len(seen) != len(want) {
+				t.Fatalf("n=%d: each gave %d keys, want %d", n, len(seen), len(want))
+			}
+			for k := range seen {
+				if !want[k] {
+					t.Fatalf("n=%d: each gave %d, never added", n, k)
+				}
+			}
+		}
+		s = grown
 		for k := range want {
 			if !s.has(k) {
 				t.Fatalf("n=%d: key %d missing", n, k)

@@ -63,7 +63,7 @@ type intLike interface {
 type keyBuilder struct {
 	kind      keyKind
 	maxValues int
-	ints      map[int64]struct{}
+	ints      *intSet
 	strs      map[string]struct{}
 	bloom     *scalableBloom // non-nil once degraded
 	has       bool           // some non-NULL key was seen
@@ -84,7 +84,7 @@ func (k *keyBuilder) add(a arrow.Array) error {
 	if k.kind == kindUnknown {
 		k.kind = kind
 		if kind == kindInt {
-			k.ints = map[int64]struct{}{}
+			k.ints = newIntSet(nil)
 		} else {
 			k.strs = map[string]struct{}{}
 		}
@@ -136,8 +136,8 @@ func addInts[T intLike](k *keyBuilder, vals []T, a arrow.Array) {
 			k.bloom.add(hashInt(x))
 			continue
 		}
-		k.ints[x] = struct{}{}
-		if len(k.ints) > k.maxValues {
+		k.ints.add(x)
+		if k.ints.len() > k.maxValues {
 			k.degrade()
 		}
 	}
@@ -181,7 +181,7 @@ func (k *keyBuilder) merge(o *keyBuilder) error {
 	if k.kind == kindUnknown {
 		k.kind = o.kind
 		if o.kind == kindInt {
-			k.ints = map[int64]struct{}{}
+			k.ints = newIntSet(nil)
 		} else {
 			k.strs = map[string]struct{}{}
 		}
@@ -203,15 +203,20 @@ func (k *keyBuilder) merge(o *keyBuilder) error {
 		k.bloom.merge(o.bloom)
 		return nil
 	}
-	for x := range o.ints {
-		if k.bloom != nil {
-			k.bloom.add(hashInt(x))
-			continue
+	if o.ints != nil {
+		if k.bloom == nil {
+			k.ints.reserve(min(k.ints.len()+o.ints.len(), k.maxValues+1))
 		}
-		k.ints[x] = struct{}{}
-		if len(k.ints) > k.maxValues {
-			k.degrade()
-		}
+		o.ints.each(func(x int64) {
+			if k.bloom != nil {
+				k.bloom.add(hashInt(x))
+				return
+			}
+			k.ints.add(x)
+			if k.ints.len() > k.maxValues {
+				k.degrade()
+			}
+		})
 	}
 	for s := range o.strs {
 		if k.bloom != nil {
@@ -230,8 +235,8 @@ func (k *keyBuilder) merge(o *keyBuilder) error {
 // the cap (it grows further if more keys come) and drops the set.
 func (k *keyBuilder) degrade() {
 	k.bloom = newScalableBloom(8 * max(k.maxValues, 1))
-	for x := range k.ints {
-		k.bloom.add(hashInt(x))
+	if k.ints != nil {
+		k.ints.each(func(x int64) { k.bloom.add(hashInt(x)) })
 	}
 	for s := range k.strs {
 		k.bloom.add(hashString(s))
@@ -273,11 +278,9 @@ func (k *keyBuilder) freeze() *runtimeFilter {
 	}
 	switch k.kind {
 	case kindInt:
-		f.count = len(k.ints)
-		f.ints = make([]int64, 0, len(k.ints))
-		for x := range k.ints {
-			f.ints = append(f.ints, x)
-		}
+		f.count = k.ints.len()
+		f.ints = make([]int64, 0, f.count)
+		k.ints.each(func(x int64) { f.ints = append(f.ints, x) })
 		slices.Sort(f.ints)
 		span := uint64(f.maxI-f.minI) + 1
 		if span != 0 && span <= maxDenseBits && span <= 64*uint64(f.count)+1<<16 {
