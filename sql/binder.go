@@ -334,24 +334,36 @@ func (b *Binder) bindSetOpr(n *ast.SetOprStmt, outer *scope) (*bound, error) {
 		rest = append(rest, ops[i-1])
 	}
 	// Then left to right: a UNION (distinct) de-duplicates everything to
-	// its left, as MySQL evaluates mixed chains.
+	// its left, as MySQL evaluates mixed chains. A UNION over the
+	// de-duplicated union just before it de-duplicates that union's
+	// inputs once, with its own: q75's three channels, `a UNION b UNION
+	// c`, are one aggregate over three inputs, not one over a and b and
+	// another over that and c.
 	cur := plans[0]
+	var under *planner.Union // cur is distinct(under) when set
 	for i := 1; i < len(plans); i++ {
 		if rest[i-1] == ast.Except {
 			p, err := b.intersectExcept(cur, plans[i], true)
 			if err != nil {
 				return nil, err
 			}
-			cur = p
+			cur, under = p, nil
 			continue
 		}
-		u := &planner.Union{Inputs: []planner.Plan{cur, plans[i]}}
-		if l, ok := cur.(*planner.Union); ok && rest[i-1] == ast.UnionAll {
+		left := cur
+		if rest[i-1] == ast.Union && under != nil {
+			left = under
+		}
+		u := &planner.Union{Inputs: []planner.Plan{left, plans[i]}}
+		if l, ok := left.(*planner.Union); ok && (rest[i-1] == ast.UnionAll || l == under) {
 			u = &planner.Union{Inputs: append(append([]planner.Plan{}, l.Inputs...), plans[i])}
 		}
-		cur = u
+		cur, under = u, nil
 		if rest[i-1] == ast.Union {
-			cur = distinct(cur)
+			cur = distinct(u)
+			if cur != planner.Plan(u) {
+				under = u
+			}
 		}
 	}
 	q := &bound{plan: cur, names: inputs[0].names}
