@@ -25,6 +25,13 @@ import (
 // collector never scans it:
 //
 //   - one integer key looks its value up in an intTable;
+//   - two or more integer keys whose values fit the ranges laid out from
+//     the first batch are packed side by side into one 32- or 64-bit
+//     word, which is looked up in the general path's (hash, group id)
+//     slots by a hash of the word alone, with no per-column hashing or
+//     compare
+//     (group_table_packed.go); a batch that does not fit moves the table
+//     to the general path for good;
 //   - any other key is hashed column by column into one hash per row
 //     (hashTableKeys: the shuffle's hash, with XXH3 for strings), looked
 //     up in an open-addressing table of (hash, group id) words, and
@@ -47,8 +54,11 @@ type groupTable struct {
 	null   int32
 	ibuf   []int64
 
-	// Any other key: slots hold hash<<32 | (group id + 1), 0 when empty,
-	// at most half full.
+	// Two or more integer keys packed into one; nil on the general path.
+	pk *packedKeys
+
+	// Any other key (and packed keys): slots hold hash<<32 | (group id +
+	// 1), 0 when empty, at most half full.
 	hashSlots
 
 	// Per-batch scratch, kept between batches.
@@ -120,6 +130,7 @@ func newGroupTable(types []arrow.DataType) *groupTable {
 	if g.intKey {
 		g.ints = newIntTable(1024)
 	} else {
+		g.pk = newPackedKeys(types) // nil unless every key is an integer
 		// Small at first: a table under a tiny share (an aggregate
 		// partition being split to fit) must hold a few groups; it
 		// doubles as groups arrive.
@@ -166,6 +177,9 @@ func (g *groupTable) bytes() int64 {
 	if g.ints != nil {
 		n += g.ints.bytes()
 	}
+	if g.pk != nil {
+		n += int64(cap(g.pk.keys)) * 8
+	}
 	for i := range g.cols {
 		c := &g.cols[i]
 		n += int64(cap(c.raw)+cap(c.data)+cap(c.orig)+cap(c.valid)) + int64(cap(c.offs)+cap(c.origOffs))*8
@@ -182,6 +196,11 @@ func (g *groupTable) ids(keys []arrow.Array, n int, out []int32) ([]int32, error
 	}
 	if g.intKey {
 		return g.intIDs(keys[0], n, out)
+	}
+	if g.pk != nil {
+		if ok, err := g.packedIDs(keys, n, out); ok || err != nil {
+			return out, err
+		}
 	}
 	cmpKeys, release := collationKeys(keys)
 	defer release()
@@ -768,6 +787,9 @@ func (g *groupTable) presize(groups int) {
 	if len(g.slots) < 2*groups {
 		g.growSlots(groups)
 	}
+	if g.pk != nil {
+		g.pk.keys = growCap(g.pk.keys, groups)
+	}
 	for i := range g.cols {
 		c := &g.cols[i]
 		c.valid = growCap(c.valid, groups)
@@ -807,6 +829,9 @@ func (g *groupTable) sizedBytes(groups int) int64 {
 		size <<= 1
 	}
 	n := int64(size) * 8
+	if g.pk != nil {
+		n += int64(max(cap(g.pk.keys), groups)) * 8
+	}
 	for i := range g.cols {
 		c := &g.cols[i]
 		per := int64(1) // validity

@@ -307,10 +307,14 @@ func TestGroupTableKeys(t *testing.T) {
 
 // TestGroupTableGrowthAndCollisions grows the table through many
 // rehashes with enough distinct keys that some share their full 32-bit
-// hash, so rows probe past a matching hash whose key differs.
+// hash, so rows probe past a matching hash whose key differs. The keys
+// span too much to pack into one int64, so they take the hashed path.
 func TestGroupTableGrowthAndCollisions(t *testing.T) {
 	const rows = 4096
-	g := checkGroupTable(t, []keyGen{int64Keys(1<<30, false), int64Keys(1<<30, false)}, 80, rows)
+	g := checkGroupTable(t, []keyGen{int64Keys(1<<62, false), int64Keys(1<<62, false)}, 80, rows)
+	if g.pk != nil {
+		t.Fatal("keys of 62 bits each were packed")
+	}
 	if g.n < 300_000 {
 		t.Fatalf("%d groups: too few to grow the table", g.n)
 	}
@@ -392,6 +396,52 @@ func BenchmarkGroupTableTwoIntKeys(b *testing.B) {
 			}
 		}
 		if g.n < n*9/10 {
+			b.Fatalf("%d groups", g.n)
+		}
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+}
+
+// BenchmarkGroupTableRepeatedIntKeys: 512K rows of two int32 keys
+// drawn from 100K pairs (q65's store and item pairs, each seen several
+// times), into a fresh table.
+func BenchmarkGroupTableRepeatedIntKeys(b *testing.B) {
+	const n, pairs = 512 << 10, 100_000
+	r := rand.New(rand.NewSource(1))
+	ss, is := make([]int32, pairs), make([]int32, pairs)
+	for p := range ss {
+		ss[p], is[p] = int32(1+r.Intn(400)), int32(1+r.Intn(18_000))
+	}
+	var batches [][]arrow.Array
+	for start := 0; start < n; start += BatchSize {
+		rows := min(BatchSize, n-start)
+		sb, ib := array.NewInt32Builder(memory.DefaultAllocator), array.NewInt32Builder(memory.DefaultAllocator)
+		for i := 0; i < rows; i++ {
+			p := r.Intn(pairs)
+			sb.Append(ss[p])
+			ib.Append(is[p])
+		}
+		batches = append(batches, []arrow.Array{sb.NewArray(), ib.NewArray()})
+		sb.Release()
+		ib.Release()
+	}
+	defer func() {
+		for _, k := range batches {
+			releaseArrays(k)
+		}
+	}()
+	types := []arrow.DataType{arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Int32}
+	var ids []int32
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		g := newGroupTable(types)
+		for _, k := range batches {
+			var err error
+			if ids, err = g.ids(k, k[0].Len(), ids); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if g.n < pairs*9/10 || g.n > pairs {
 			b.Fatalf("%d groups", g.n)
 		}
 	}
