@@ -79,7 +79,7 @@ func (r pushDistinctBelowJoin) Apply(p Plan, ctx *Context) (Plan, bool, error) {
 		if !left {
 			side, sw = j.Right, rw
 		}
-		if !isJoin(side) {
+		if !joined(side) {
 			// A scan under the DISTINCT's join: its join carries the
 			// scan's dynamic filters (a pre-aggregation between them
 			// would read the whole fact table, q37's catalog_sales),
@@ -170,20 +170,4 @@ func columnsOf(es []expr.Expr) []int {
 	}
 	slices.Sort(out)
 	return out
-}
-
-// isJoin reports whether p is a join under projections and filters.
-func isJoin(p Plan) bool {
-	for {
-		switch n := p.(type) {
-		case *Join:
-			return true
-		case *Project:
-			p = n.Child
-		case *Filter:
-			p = n.Child
-		default:
-			return false
-		}
-	}
 }

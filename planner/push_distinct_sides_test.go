@@ -13,33 +13,9 @@ import (
 // DISTINCT read is the column of that name in their new inputs.
 func TestPushDistinctEitherSide(t *testing.T) {
 	i32, str := arrow.PrimitiveTypes.Int32, arrow.BinaryTypes.String
-	values := func(rows int, cols ...Column) *Values {
-		v := &Values{Cols: cols}
-		for range rows {
-			row := make([]expr.Expr, len(cols))
-			for i, c := range cols {
-				row[i] = expr.Null(c.Type)
-			}
-			v.Rows = append(v.Rows, row)
-		}
-		return v
-	}
-	col := func(p Plan, name string) *expr.Column {
-		for i, c := range p.Schema() {
-			if c.Name == name {
-				return expr.NewColumn(i, c.Type, c.Name)
-			}
-		}
-		t.Fatalf("no column %s", name)
-		return nil
-	}
-	eq := func(l, r expr.Expr) expr.Expr {
-		e, err := expr.NewCall("=", l, r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return e
-	}
+	values := nullValues
+	col := func(p Plan, name string) expr.Expr { return colNamed(t, p, name) }
+	eq := func(l, r expr.Expr) expr.Expr { return callOf(t, "=", l, r) }
 	c := values(2, Column{Name: "ck", Type: i32}, Column{Name: "cn", Type: str})
 	f := values(50, Column{Name: "x", Type: i32}, Column{Name: "y", Type: i32}, Column{Name: "v", Type: i32})
 	d := values(3, Column{Name: "dk", Type: i32}, Column{Name: "dn", Type: str})

@@ -48,7 +48,7 @@ var phases = []phase{
 	{rules: []Rule{foldConstants{}, foldEmpty{}, pushDownFilters{}, leftJoinToAnti{}}, maxPasses: 4},
 	{rules: []Rule{mergeScalarAggregates{}, filterGroupKeys{}, filterDimensions{}, searchJoins{}, orderJoins{}}, maxPasses: 1},
 	{rules: []Rule{pushDownFilters{}, foldConstants{}, foldEmpty{}}, maxPasses: 4},
-	{rules: []Rule{pushDistinctBelowJoin{}, orderWindows{}}, maxPasses: 1},
+	{rules: []Rule{pushExpressionsBelowJoin{}, pushDistinctBelowJoin{}, orderWindows{}}, maxPasses: 1},
 	{rules: []Rule{pruneColumns{}, mergeProjections{}}, maxPasses: 1},
 	{rules: []Rule{prunePartitions{}}, maxPasses: 1},
 	{rules: []Rule{shareFiltered{}, shareSubplans{}}, maxPasses: 1},

@@ -213,7 +213,7 @@ func TestRules(t *testing.T) {
 
 func TestRuleNames(t *testing.T) {
 	got := strings.Join(planner.RuleNames(), ",")
-	want := "fold_constants,fold_empty,push_down_filters,left_join_to_anti,merge_scalar_aggregates,filter_group_keys,filter_dimensions,search_joins,order_joins,push_distinct_below_join,order_windows,prune_columns,merge_projections,prune_partitions,share_filtered,share_subplans"
+	want := "fold_constants,fold_empty,push_down_filters,left_join_to_anti,merge_scalar_aggregates,filter_group_keys,filter_dimensions,search_joins,order_joins,push_expressions_below_join,push_distinct_below_join,order_windows,prune_columns,merge_projections,prune_partitions,share_filtered,share_subplans"
 	if got != want {
 		t.Fatalf("rules %s, want %s", got, want)
 	}
