@@ -39,10 +39,12 @@ type Scan struct {
 	// all of Table.Partitions.
 	Partitions []*hive.Partition
 	// Filters are the conjuncts the planner pushed into the scan, over
-	// Table.Schema columns. The scan only skips row groups whose min/max
-	// statistics prove one of them false (pruning.RowGroupFilter); the
-	// rows themselves are filtered by the Filter above the scan. EXPLAIN
-	// shows them.
+	// Table.Schema columns. The scan skips row groups whose min/max
+	// statistics prove one of them false (pruning.RowGroupFilter), and
+	// the Parquet reader drops rows that a conjunct over one column
+	// rejects before decoding the others (scan_static_filter.go); the
+	// Filter above the scan is what filters the rows, and may see fewer.
+	// EXPLAIN shows them.
 	Filters []expr.Expr
 	// DynamicFilters, when set, prune partitions, row groups and rows
 	// further with join keys collected at run time (see
@@ -306,6 +308,7 @@ func (s *Scan) Open(tc *TaskContext, inputs []Stream) (Stream, error) {
 	st := &scanStream{s: s, tc: tc, op: op, first: task == 0, p: p, task: task}
 	if len(s.DynamicFilters) == 0 {
 		st.splits = mySplits(s.Splits(), p, task)
+		st.static = newScanStaticFilter(st)
 	}
 	return st, nil
 }
@@ -344,8 +347,9 @@ type scanStream struct {
 	prog     scanProgress
 	cur      *hive.FileReader
 	curSp    *Split
-	late     *scanRowFilter // the dynamic row filter the reader applies, or nil
-	filtered bool           // the last batch next returned was filtered by the reader
+	late     *scanRowFilter    // the dynamic row filter the reader applies, or nil
+	static   *scanStaticFilter // the pushed conjuncts the reader tests first, or nil (scan_static_filter.go)
+	filtered bool              // the last batch next returned was filtered by the reader
 	closed   bool
 }
 
@@ -434,6 +438,8 @@ func (st *scanStream) next(ctx context.Context) (arrow.RecordBatch, error) {
 			}
 			if st.late != nil {
 				opts.Filter = st.late
+			} else if st.static != nil {
+				opts.Filter = st.static
 			}
 			r, err := st.s.Table.OpenFile(sp.Partition, sp.File, opts)
 			if err != nil {

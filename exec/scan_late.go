@@ -1,9 +1,7 @@
 package exec
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
@@ -19,21 +17,14 @@ import (
 // (rowFilter). On the flat layout, q7's scan of store_sales keeps 1.2%
 // of its rows on ss_cdemo_sk, q46's 6%.
 //
-// The key columns are tested one at a time, most selective first by the
-// fraction each kept of the rows it saw so far in this task (an adaptive
-// order, as DuckDB orders a table filter's conjuncts): the reader decodes
-// and tests a later key only for the rows the earlier ones kept.
+// The key columns are tested one at a time, most selective first
+// (filterOrder).
 type scanRowFilter struct {
-	st    *scanStream
-	cols  []int    // positions in the scan's columns of the tested columns
-	names []string // their names, for Decision.MaskColumn
-	// order is the order of cols this batch tests them in; seen and kept
-	// count the rows each column was tested on and kept.
-	order      []int
-	ordered    []int // cols in order
-	seen, kept []int64
-	mask, tmp  []byte
-	sel        []int32
+	st *scanStream
+	filterOrder
+	names     []string // the tested columns' names, for Decision.MaskColumn
+	mask, tmp []byte
+	sel       []int32
 }
 
 // newScanRowFilter returns the filter of st's decision, or nil when the
@@ -43,6 +34,7 @@ func newScanRowFilter(st *scanStream) *scanRowFilter {
 		return nil
 	}
 	f := &scanRowFilter{st: st}
+	var cols []int
 	seen := map[string]bool{}
 	for _, name := range st.dp.FileColumns() {
 		if seen[name] {
@@ -51,37 +43,20 @@ func newScanRowFilter(st *scanStream) *scanRowFilter {
 		seen[name] = true
 		for i, c := range st.s.Columns {
 			if st.s.Table.Schema.Field(c).Name == name {
-				f.order = append(f.order, len(f.cols))
-				f.cols = append(f.cols, i)
+				cols = append(cols, i)
 				f.names = append(f.names, name)
 				break
 			}
 		}
 	}
-	if len(f.cols) == 0 {
+	if len(cols) == 0 {
 		return nil
 	}
-	f.ordered = make([]int, len(f.cols))
-	f.seen = make([]int64, len(f.cols))
-	f.kept = make([]int64, len(f.cols))
+	f.filterOrder = newFilterOrder(cols)
 	return f
 }
 
-// Columns orders the tested columns by the fraction of rows each kept so
-// far, lowest first; a column not tested yet keeps its place.
-func (f *scanRowFilter) Columns() []int {
-	rate := func(c int) float64 {
-		if f.seen[c] == 0 {
-			return 0
-		}
-		return float64(f.kept[c]) / float64(f.seen[c])
-	}
-	slices.SortStableFunc(f.order, func(a, b int) int { return cmp.Compare(rate(a), rate(b)) })
-	for j, c := range f.order {
-		f.ordered[j] = f.cols[c]
-	}
-	return f.ordered
-}
+func (f *scanRowFilter) Columns() []int { return f.next() }
 
 func (f *scanRowFilter) Select(j int, col arrow.Array) ([]int32, bool, error) {
 	st := f.st
@@ -99,8 +74,7 @@ func (f *scanRowFilter) Select(j int, col arrow.Array) ([]int32, bool, error) {
 		return nil, false, fmt.Errorf("%w: scan of table %s: dynamic row filter: %w", ErrExecution, st.s.Table.Name, err)
 	}
 	f.sel = kernels.SelectionBits(f.mask, n, f.sel[:0])
-	f.seen[c] += int64(n)
-	f.kept[c] += int64(len(f.sel))
+	f.count(j, n, len(f.sel))
 	if j == len(f.order)-1 || len(f.sel) == 0 {
 		st.op.Scan.RowsKept.Add(int64(len(f.sel)))
 	}
