@@ -9,7 +9,8 @@ package main
 // give each engine its own peak memory: before every query the child resets
 // its resident-set high-water mark (writing 5 to /proc/self/clear_refs) and
 // reads it back (VmHWM) after the last row; each child first returns
-// the Go heap earlier statements freed (debug.FreeOSMemory). CPU time is the child's own
+// the Go heap earlier statements freed (debug.FreeOSMemory; --keep-heap
+// skips that, to see what fresh pages cost fsql). CPU time is the child's own
 // user+system time over the query (getrusage). Both children stay up for the
 // whole run, so both engines run warm, as in a long-lived service or library
 // user; the first round is a warm-up that is not counted.
@@ -56,8 +57,13 @@ func benchMain(args []string) error {
 	threads := fs.Int("threads", 2, "threads of each engine: DuckDB threads, fsql GOMAXPROCS and task slots")
 	timeout := fs.Duration("timeout", 10*time.Minute, "per-query limit; a query over it counts as failed")
 	set := fs.String("set", "", "extra fsql settings, comma-separated key=value")
+	keepHeap := fs.Bool("keep-heap", false, "do not return the Go heap to the OS before each statement (fsql then reuses warm pages; the peak memory column then includes earlier statements' heap)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *keepHeap {
+		// The children inherit the environment (startChild).
+		os.Setenv(keepHeapEnv, "1")
 	}
 	if *layouts == "" {
 		return errors.New("--data is required (one or more dataset folders, comma-separated)")
@@ -309,6 +315,10 @@ func ratio(a, b int64) float64 {
 	return float64(a) / float64(b)
 }
 
+// keepHeapEnv tells a child not to return the Go heap to the OS before
+// each statement (bench --keep-heap).
+const keepHeapEnv = "FSQL_ORACLE_KEEP_HEAP"
+
 // serveMain is the child: open the data, then answer one query name per
 // stdin line with one JSON measurement per stdout line.
 func serveMain(args []string) error {
@@ -394,7 +404,9 @@ func serveMain(args []string) error {
 			// after q78 the child holds 1.3 GB that q43 would be charged
 			// for. Return it first, so each peak is the statement's own
 			// (DuckDB's allocator returns memory itself).
-			debug.FreeOSMemory()
+			if os.Getenv(keepHeapEnv) == "" {
+				debug.FreeOSMemory()
+			}
 			resetPeakRSS()
 			cpu0, t0 := cpuTime(), time.Now()
 			m.Rows, err = run(context.Background(), text)
