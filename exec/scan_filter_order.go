@@ -3,7 +3,41 @@ package exec
 import (
 	"cmp"
 	"slices"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/fsql-dev/fsql/errs"
+	"github.com/fsql-dev/fsql/exec/kernels"
 )
+
+// readerFilter is what a scan's two row filters (scanRowFilter,
+// scanStaticFilter) share as hive.RowFilters: the scan they count rows
+// for, the order of their columns, and the gather of kept rows.
+type readerFilter struct {
+	st *scanStream
+	filterOrder
+}
+
+// Columns implements hive.RowFilter.
+func (f *readerFilter) Columns() []int { return f.next() }
+
+// begin counts a batch of n rows as read when the filter's first column
+// arrives (j = 0): the reader decodes every row of that one.
+func (f *readerFilter) begin(j, n int) {
+	if j == 0 {
+		f.st.op.Scan.RowsRead.Add(int64(n))
+		f.st.prog.read(f.st.tc, f.st.curSp, int64(n))
+	}
+}
+
+// Take implements hive.RowFilter.
+func (f *readerFilter) Take(a arrow.Array, sel []int32) (arrow.Array, error) {
+	out, err := kernels.Take(allocOf(f.st.tc), a, sel)
+	if err != nil {
+		return nil, errs.Wrap(errs.Internal, "scan of table %s: row filter: %w", f.st.s.Table.Name, err)
+	}
+	return out, nil
+}
 
 // filterOrder is the order a scan's row filter (hive.RowFilter) tests its
 // columns in: by the fraction of rows each kept so far in the task,

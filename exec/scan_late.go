@@ -6,7 +6,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 
-	"github.com/fsql-dev/fsql/errs"
 	"github.com/fsql-dev/fsql/exec/kernels"
 )
 
@@ -20,8 +19,7 @@ import (
 // The key columns are tested one at a time, most selective first
 // (filterOrder).
 type scanRowFilter struct {
-	st *scanStream
-	filterOrder
+	readerFilter
 	names     []string // the tested columns' names, for Decision.MaskColumn
 	mask, tmp []byte
 	sel       []int32
@@ -33,7 +31,7 @@ func newScanRowFilter(st *scanStream) *scanRowFilter {
 	if st.dp == nil || !st.dp.FiltersFiles() {
 		return nil
 	}
-	f := &scanRowFilter{st: st}
+	f := &scanRowFilter{readerFilter: readerFilter{st: st}}
 	var cols []int
 	seen := map[string]bool{}
 	for _, name := range st.dp.FileColumns() {
@@ -56,15 +54,10 @@ func newScanRowFilter(st *scanStream) *scanRowFilter {
 	return f
 }
 
-func (f *scanRowFilter) Columns() []int { return f.next() }
-
 func (f *scanRowFilter) Select(j int, col arrow.Array) ([]int32, bool, error) {
 	st := f.st
 	n := col.Len()
-	if j == 0 {
-		st.op.Scan.RowsRead.Add(int64(n))
-		st.prog.read(st.tc, st.curSp, int64(n))
-	}
+	f.begin(j, n)
 	c := f.order[j]
 	nbytes := int(bitutil.BytesForBits(int64(n)))
 	f.mask = growSlice(f.mask[:0], nbytes)
@@ -79,12 +72,4 @@ func (f *scanRowFilter) Select(j int, col arrow.Array) ([]int32, bool, error) {
 		st.op.Scan.RowsKept.Add(int64(len(f.sel)))
 	}
 	return f.sel, len(f.sel) == n, nil
-}
-
-func (f *scanRowFilter) Take(a arrow.Array, sel []int32) (arrow.Array, error) {
-	out, err := kernels.Take(allocOf(f.st.tc), a, sel)
-	if err != nil {
-		return nil, errs.Wrap(errs.Internal, "scan of table %s: dynamic row filter: %w", f.st.s.Table.Name, err)
-	}
-	return out, nil
 }

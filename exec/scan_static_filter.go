@@ -30,8 +30,7 @@ import (
 // with dynamic filters keep scanRowFilter alone, so the pruning ledger
 // counts the rows dynamic filters dropped, not these.
 type scanStaticFilter struct {
-	st *scanStream
-	filterOrder
+	readerFilter
 	conds   []expr.Expr     // per column: its conjuncts, over column 0 of a one-column batch
 	schemas []*arrow.Schema // per column: that batch's schema
 	off     []bool          // per column: no longer tested (keeps too many rows)
@@ -85,7 +84,7 @@ func newScanStaticFilter(st *scanStream) *scanStaticFilter {
 	if len(cols) == 0 {
 		return nil
 	}
-	f := &scanStaticFilter{st: st, filterOrder: newFilterOrder(cols), ec: exprContext(st.tc), off: make([]bool, len(cols))}
+	f := &scanStaticFilter{readerFilter: readerFilter{st: st, filterOrder: newFilterOrder(cols)}, ec: exprContext(st.tc), off: make([]bool, len(cols))}
 	for _, pos := range cols {
 		conds := byCol[pos]
 		cond := conds[0]
@@ -102,15 +101,10 @@ func newScanStaticFilter(st *scanStream) *scanStaticFilter {
 	return f
 }
 
-func (f *scanStaticFilter) Columns() []int { return f.next() }
-
 func (f *scanStaticFilter) Select(j int, col arrow.Array) ([]int32, bool, error) {
 	st := f.st
 	n := col.Len()
-	if j == 0 {
-		st.op.Scan.RowsRead.Add(int64(n))
-		st.prog.read(st.tc, st.curSp, int64(n))
-	}
+	f.begin(j, n)
 	c := f.order[j]
 	if f.off[c] {
 		return nil, true, nil
@@ -132,12 +126,4 @@ func (f *scanStaticFilter) Select(j int, col arrow.Array) ([]int32, bool, error)
 		f.off[c] = true
 	}
 	return f.sel, len(f.sel) == n, nil
-}
-
-func (f *scanStaticFilter) Take(a arrow.Array, sel []int32) (arrow.Array, error) {
-	out, err := kernels.Take(allocOf(f.st.tc), a, sel)
-	if err != nil {
-		return nil, errs.Wrap(errs.Internal, "scan of table %s: filter: %w", f.st.s.Table.Name, err)
-	}
-	return out, nil
 }
