@@ -7,6 +7,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/fsql-dev/fsql/shuffle/keygroup"
 )
 
 // Two or more integer keys packed into one word.
@@ -96,13 +98,19 @@ func (g *groupTable) packedIDs(keys []arrow.Array, n int, out []int32) (bool, er
 			return false, err
 		}
 	}
+	// Scramble each packed key, bijectively, so distinct keys stay
+	// distinct, before its bits pick a slot. slotOf multiplies by one odd
+	// constant, which spreads a run of one integer well; a packed key is
+	// several runs at fixed shifts, and a field shifted up meets only the
+	// constant's low bits: unmixed, q65-like pairs clustered into long
+	// probe chains. (Murmur3's finalizers: mix64, keygroup.BitMix.)
 	if pk.wide {
 		for i, k := range pk.buf {
 			pk.buf[i] = int64(mix64(uint64(k)))
 		}
 	} else {
 		for i, k := range pk.buf {
-			pk.buf[i] = int64(mix32(uint32(k)))
+			pk.buf[i] = int64(keygroup.BitMix(uint32(k)))
 		}
 	}
 	g.newRows = g.newRows[:0]
@@ -398,19 +406,4 @@ func (g *groupTable) unpack() error {
 		g.slots[p] = uint64(hv)<<32 | uint64(id+1)
 	}
 	return nil
-}
-
-// mix32 (and mix64, for wide keys) scramble a packed key, bijectively,
-// so distinct keys stay distinct, before its bits pick a slot. slotOf
-// multiplies by one odd constant, which spreads a run of one integer
-// well; a packed key is several runs at fixed shifts, and a field shifted
-// up meets only the constant's low bits: unmixed, q65-like pairs
-// clustered into long probe chains. (MurmurHash3's 32-bit finalizer.)
-func mix32(k uint32) uint32 {
-	k ^= k >> 16
-	k *= 0x85ebca6b
-	k ^= k >> 13
-	k *= 0xc2b2ae35
-	k ^= k >> 16
-	return k
 }

@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"slices"
+
 	"github.com/fsql-dev/fsql/exec/expr"
 )
 
@@ -135,30 +137,23 @@ func smallSide(j *Join) int {
 	return 0
 }
 
-// anyPushable reports whether some expression of es (over j's output)
-// may be computed below j.
-func anyPushable(j *Join, es []expr.Expr) bool {
-	small := smallSide(j)
-	if small == 0 {
-		return false
-	}
-	lw := width(j.Left)
-	for _, e := range es {
-		if pushable(e, lw, small) {
-			return true
-		}
-	}
-	return false
-}
-
 // pushExprs computes the pushable expressions of es (over j's output)
-// below j on its small side and returns the new join and es over it.
+// below j on its small side and returns the new join and es over it;
+// false when none is pushable.
 func pushExprs(j *Join, es []expr.Expr) (*Join, []expr.Expr, bool) {
-	if !anyPushable(j, es) {
+	lw, rw := width(j.Left), width(j.Right)
+	onSide := func(small int) func(expr.Expr) bool {
+		return func(e expr.Expr) bool { return pushable(e, lw, small) }
+	}
+	// The estimates only when some expression could move at all: most
+	// projections over a join only pick columns.
+	if !slices.ContainsFunc(es, onSide(-1)) && !slices.ContainsFunc(es, onSide(1)) {
 		return nil, nil, false
 	}
 	small := smallSide(j)
-	lw, rw := width(j.Left), width(j.Right)
+	if small == 0 || !slices.ContainsFunc(es, onSide(small)) {
+		return nil, nil, false
+	}
 	side, sw, base := j.Left, lw, 0
 	if small > 0 {
 		side, sw, base = j.Right, rw, lw

@@ -1,7 +1,6 @@
 package planner_test
 
 import (
-	"os"
 	"strings"
 	"testing"
 )
@@ -12,12 +11,7 @@ import (
 // stays above. The answers are checked in
 // testdata/slt/push_expressions_below_join.slt, over the same tables.
 func TestPushExpressionsBelowJoin(t *testing.T) {
-	f, err := os.Open("../testdata/slt/push_expressions_below_join.slt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	cat := sltCatalog(t, "push_expressions_below_join.slt", f)
+	cat := sltFileCatalog(t, "../testdata/slt/push_expressions_below_join.slt")
 	for _, c := range []struct {
 		query string
 		below string // a line of the plan under the join, "" for none moved

@@ -3,6 +3,7 @@ package planner_test
 import (
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -14,12 +15,18 @@ import (
 
 func catalog(t testing.TB) *hive.Catalog {
 	t.Helper()
-	f, err := os.Open("testdata/tables.slt")
+	return sltFileCatalog(t, "testdata/tables.slt")
+}
+
+// sltFileCatalog is sltCatalog over the tables of the .slt file at path.
+func sltFileCatalog(t testing.TB, path string) *hive.Catalog {
+	t.Helper()
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	return sltCatalog(t, "tables.slt", f)
+	return sltCatalog(t, filepath.Base(path), f)
 }
 
 // sltCatalog writes the tables of an .slt text (internal/slt's table

@@ -64,7 +64,7 @@ func Murmur(h uint32) uint32 {
 	c = bits.RotateLeft32(c, 13)
 	c = c*5 + 0xe6546b64
 	c ^= 4
-	c = fmix(c)
+	c = BitMix(c)
 	s := int32(c)
 	switch {
 	case s >= 0:
@@ -76,8 +76,9 @@ func Murmur(h uint32) uint32 {
 	}
 }
 
-// fmix is the murmur3 32-bit finalizer (Flink's MathUtils.bitMix).
-func fmix(h uint32) uint32 {
+// BitMix is the murmur3 32-bit finalizer (Flink's MathUtils.bitMix), a
+// bijection of uint32 that spreads every input bit over the output.
+func BitMix(h uint32) uint32 {
 	h ^= h >> 16
 	h *= 0x85ebca6b
 	h ^= h >> 13
